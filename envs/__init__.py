@@ -1,0 +1,18 @@
+"""Cauldron: multi-agent RL environments from four witch-themed tabletop games.
+
+import envs
+env = envs.make("hocus_pocus_v0", num_players=4)
+"""
+
+from envs.core.errors import CauldronError, ConfigError, IllegalActionError
+from envs.registry import ids, make, make_parallel, spec
+
+__all__ = [
+    "CauldronError",
+    "ConfigError",
+    "IllegalActionError",
+    "ids",
+    "make",
+    "make_parallel",
+    "spec",
+]

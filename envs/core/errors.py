@@ -1,0 +1,25 @@
+"""Errors raised by every Cauldron environment."""
+
+from __future__ import annotations
+
+
+class CauldronError(ValueError):
+    """Base class of Cauldron's input errors (a ``ValueError``)."""
+
+
+class IllegalActionError(CauldronError):
+    """An action that the current phase does not allow; the game is left unchanged."""
+
+    def __init__(self, action: object, agent: str, phase: str, legal: list[str]) -> None:
+        shown = ", ".join(legal[:20]) + (f", ... ({len(legal)} in all)" if len(legal) > 20 else "")
+        super().__init__(
+            f"illegal action {action!r} for {agent} in phase {phase!r}; legal actions: {shown}"
+        )
+        self.action = action
+        self.agent = agent
+        self.phase = phase
+        self.legal = legal
+
+
+class ConfigError(CauldronError):
+    """A bad option, option value or player count given when an environment is made."""

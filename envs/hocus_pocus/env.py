@@ -1,0 +1,35 @@
+"""PettingZoo AEC environment ``hocus_pocus_v0``.
+
+| | |
+|---|---|
+| agents | `player_0` … `player_{n-1}`, n = 2–6 (default 4) |
+| actions | `Discrete(329)`, see RULES.md |
+| observations | `observation`: `Box(0, 1, (819,), float32)`; `action_mask`: `Box(0, 1, (329,), int8)` |
+| state | `Box(0, 1, (1382,), float32)` |
+| rewards | shared: +1 win, −1 loss, 0 otherwise (+ `stun_reward` per stun) |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from envs.core.aec import CauldronAECEnv
+from envs.hocus_pocus.options import HocusPocusOptions
+from envs.hocus_pocus.rules import HocusPocusRules
+
+
+class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
+    """Hocus Pocus: The Game, cooperative, 2–6 players."""
+
+    rules_class = HocusPocusRules
+    options_class = HocusPocusOptions
+    player_range = (2, 6)
+    default_players = 4
+    metadata = {"render_modes": ["ansi"], "name": "hocus_pocus_v0", "is_parallelizable": False}
+
+
+def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
+    """The wrapped AEC environment (order enforcing), as ``envs.make("hocus_pocus_v0")``."""
+    return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))

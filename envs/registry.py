@@ -1,0 +1,56 @@
+"""The registry of Cauldron environments: ``make``, ``make_parallel`` and ``ids``."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from envs.core.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """Where an environment lives and what it offers."""
+
+    module: str
+    players: tuple[int, int]
+    parallel: bool = False
+
+
+REGISTRY: dict[str, EnvSpec] = {
+    "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6)),
+}
+
+
+def ids() -> list[str]:
+    """Every registered environment id."""
+    return sorted(REGISTRY)
+
+
+def spec(env_id: str) -> EnvSpec:
+    """The :class:`EnvSpec` of ``env_id``; a clear error for an unknown id."""
+    if env_id not in REGISTRY:
+        raise ConfigError(f"unknown environment id {env_id!r}; registered ids: {ids()}")
+    return REGISTRY[env_id]
+
+
+def make(
+    env_id: str, num_players: int | None = None, render_mode: str | None = None, **options: Any
+):
+    """The wrapped AEC environment ``env_id`` with ``num_players`` players and ``options``."""
+    module = importlib.import_module(spec(env_id).module)
+    return module.env(num_players=num_players, render_mode=render_mode, **options)
+
+
+def make_parallel(
+    env_id: str, num_players: int | None = None, render_mode: str | None = None, **options: Any
+):
+    """The Parallel environment of a simultaneous-move game."""
+    if not spec(env_id).parallel:
+        parallel = [i for i in ids() if REGISTRY[i].parallel]
+        raise ConfigError(
+            f"{env_id} is a turn-based game with no Parallel API; games with one: {parallel}"
+        )
+    module = importlib.import_module(spec(env_id).module)
+    return module.parallel_env(num_players=num_players, render_mode=render_mode, **options)
