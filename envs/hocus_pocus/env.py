@@ -4,7 +4,8 @@
 |---|---|
 | agents | `player_0` … `player_{n-1}`, n = 2–6 (default 4) |
 | actions | `Discrete(329)`, see RULES.md |
-| observations | `observation`: `Box(0, 1, (819,), float32)`; `action_mask`: `Box(0, 1, (329,), int8)` |
+| observation | `Box(0, 1, (819,), float32)` |
+| action_mask | `Box(0, 1, (329,), int8)`, all zeros for agents not to act |
 | state | `Box(0, 1, (1382,), float32)` |
 | rewards | shared: +1 win, −1 loss, 0 otherwise (+ `stun_reward` per stun) |
 """

@@ -1,0 +1,38 @@
+"""Shared helpers: every registered id with every allowed player count, and random legal play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+
+ENV_CASES = [
+    (env_id, n)
+    for env_id in envs.ids()
+    for n in range(envs.spec(env_id).players[0], envs.spec(env_id).players[1] + 1)
+]
+
+
+def case_id(case: tuple[str, int]) -> str:
+    return f"{case[0]}-{case[1]}p"
+
+
+@pytest.fixture(params=ENV_CASES, ids=case_id)
+def env_case(request) -> tuple[str, int]:
+    return request.param
+
+
+def random_legal_action(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A uniformly random action among the unmasked ones."""
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def play_random(env, rng: np.random.Generator, max_steps: int = 100_000) -> int:
+    """Play one game with random legal actions through agent_iter; return the steps taken."""
+    steps = 0
+    for _ in env.agent_iter(max_steps):
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else random_legal_action(obs["action_mask"], rng))
+        steps += 1
+    return steps
