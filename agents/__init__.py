@@ -1,0 +1,29 @@
+"""Agents: one interface (:class:`agents.base.Agent`) for baselines and trained policies."""
+
+from __future__ import annotations
+
+from agents.base import Agent
+from agents.hocus_pocus_heuristic import HocusPocusHeuristic
+from agents.random_agent import RandomAgent
+from envs.core.errors import ConfigError
+
+HEURISTICS = {"hocus_pocus_v0": {"greedy": HocusPocusHeuristic}}
+
+
+def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:
+    """An agent from a spec string: ``random`` or ``heuristic:<name>``."""
+    if spec == "random":
+        return RandomAgent(seed)
+    kind, _, name = spec.partition(":")
+    if kind == "heuristic":
+        known = HEURISTICS.get(env_id, {})
+        if name not in known:
+            raise ConfigError(
+                f"unknown heuristic {name!r} for {env_id}; available: "
+                f"{[f'heuristic:{k}' for k in known]}"
+            )
+        return known[name]()
+    raise ConfigError(f"unknown agent spec {spec!r}; use 'random' or 'heuristic:<name>'")
+
+
+__all__ = ["Agent", "HocusPocusHeuristic", "RandomAgent", "make_agent"]

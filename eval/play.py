@@ -1,0 +1,44 @@
+"""Play seeded games between agents through the standard AEC loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import envs
+from agents import make_agent
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One finished game: the seed, every agent's return, the steps and the final info."""
+
+    seed: int
+    returns: dict[str, float]
+    steps: int
+    info: dict[str, Any]
+
+
+def play_game(env, agents: dict[str, Any], seed: int) -> GameResult:
+    """Play one game with ``agents`` (agent name -> Agent) on ``env`` reset with ``seed``."""
+    env.reset(seed=seed)
+    for i, agent in enumerate(agents.values()):
+        agent.reset(seed + 7919 * (i + 1))
+    returns = dict.fromkeys(env.agents, 0.0)
+    steps, info = 0, {}
+    for name in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        returns[name] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(agents[name].act(obs["observation"], obs["action_mask"]))
+        steps += 1
+    return GameResult(seed, returns, steps, dict(info))
+
+
+def play_team(env_id: str, num_players: int, spec: str, seeds: range, **options) -> list:
+    """Games of a team whose every seat is ``spec``, one per seed."""
+    env = envs.make(env_id, num_players=num_players, **options)
+    agents = {a: make_agent(spec, env_id) for a in env.possible_agents}
+    return [play_game(env, agents, seed) for seed in seeds]

@@ -1,0 +1,94 @@
+"""Bad input gets a clear error, and a rejected action never changes the game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from envs.hocus_pocus import actions as A
+
+
+def _started(**options):
+    env = envs.make("hocus_pocus_v0", num_players=3, **options)
+    env.reset(seed=0)
+    return env
+
+
+def test_illegal_action_names_action_phase_and_legal_actions_and_changes_nothing():
+    env = _started()
+    before = (env.state().tobytes(), env.agent_selection, dict(env.rewards))
+    with pytest.raises(envs.IllegalActionError) as err:
+        env.step(A.REVEAL_SPELL)  # phase 'ask': only questions are legal
+    message = str(err.value)
+    assert "328" in message and "'ask'" in message and "player_0" in message
+    assert "0 (ask orange)" in message
+    assert isinstance(err.value, ValueError)
+    assert (env.state().tobytes(), env.agent_selection, dict(env.rewards)) == before
+    env.step(A.ASK)  # the game goes on
+    assert env.unwrapped.game.phase.name == "ACT"
+
+
+@pytest.mark.parametrize("action", [-1, 329, 10**9, 2.5, "ask", None])
+def test_out_of_range_or_wrong_type_action_is_illegal(action):
+    env = _started()
+    before = env.state().tobytes()
+    with pytest.raises(envs.IllegalActionError):
+        env.step(action)
+    assert env.state().tobytes() == before
+
+
+def test_numpy_integer_actions_are_accepted():
+    env = _started()
+    env.step(np.int64(A.ASK))
+    assert env.unwrapped.game.phase.name == "ACT"
+
+
+def test_penalty_option_terminates_with_illegal_reward():
+    env = _started(illegal_action="penalty", illegal_reward=-5.0)
+    env.step(A.REVEAL_SPELL)
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": -5.0, "player_1": 0.0, "player_2": 0.0}
+    _, reward, term, _, info = env.last()
+    assert term and reward == -5.0 and info["illegal_action"]
+    assert not env.observe("player_0")["action_mask"].any()
+    for agent in env.agent_iter():
+        env.step(None)
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("count", [1, 7, 0, -2, "4", 3.0, True])
+def test_bad_player_count(count):
+    with pytest.raises(envs.ConfigError, match="takes 2 to 6 players"):
+        envs.make("hocus_pocus_v0", num_players=count)
+
+
+def test_unknown_option_lists_the_allowed_ones():
+    with pytest.raises(envs.ConfigError, match="unknown option.*'sunrise_step'.*sunrise_steps"):
+        envs.make("hocus_pocus_v0", sunrise_step=4)
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"sunrise_steps": "3"}, "must be of type int"),
+        ({"stun_reward": True}, "must be of type float"),
+        ({"illegal_action": "ignore"}, r"must be one of \['raise', 'penalty'\]"),
+        ({"start_seat": "youngest"}, "must be one of"),
+        ({"spell_deck": ("Abracadabra",)}, "unknown: \\['Abracadabra'\\]"),
+        ({"board": ((0, 0),)}, "must list 5 spaces"),
+        ({"binx_cards": ((0, 9),)}, "pairs of ints 0..4"),
+        ({"binx_cards": ((0, 2),), "spell_book_cards": ((0, 2),)}, "both Binx and the Spell"),
+        ({"sunrise_steps": 0}, "at least 1"),
+    ],
+)
+def test_bad_option_values(options, match):
+    with pytest.raises(envs.ConfigError, match=match):
+        envs.make("hocus_pocus_v0", **options)
+
+
+def test_unknown_env_id_and_render_mode():
+    with pytest.raises(envs.ConfigError, match="registered ids"):
+        envs.make("hocus_pocus_v9")
+    with pytest.raises(envs.ConfigError, match="render_mode"):
+        envs.make("hocus_pocus_v0", render_mode="human")
