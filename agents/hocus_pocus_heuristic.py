@@ -4,9 +4,9 @@ It picks a *target* attribute (one colour or one type) that the team can most li
 five tops: tops already showing it count double, own cards count once, and every "yes" answer from
 a team-mate counts once. It asks about that target (or the best one not yet asked this round),
 plays the card that makes the most tops share the target (a stun first of all), avoids Spell Book
-cards (as the default components place them), uses Billy Butcherson or Burning Rain of Death instead of a failed play, spends Circle of Salt
-on Spells that strip the Cauldron, discards the single least useful card when it must, and stuns
-Winifred when it may.
+cards (as the default components place them), uses Billy Butcherson or Burning Rain of Death
+instead of a failed play, spends Circle of Salt on Spells that strip the Cauldron, discards the
+single least useful card when it must, and stuns Winifred when it may.
 """
 
 from __future__ import annotations

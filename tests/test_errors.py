@@ -52,7 +52,7 @@ def test_penalty_option_terminates_with_illegal_reward():
     _, reward, term, _, info = env.last()
     assert term and reward == -5.0 and info["illegal_action"]
     assert not env.observe("player_0")["action_mask"].any()
-    for agent in env.agent_iter():
+    for _ in env.agent_iter():
         env.step(None)
     assert env.agents == []
 
