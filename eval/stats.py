@@ -1,8 +1,10 @@
-"""Confidence intervals."""
+"""Confidence intervals: Wilson for proportions, percentile bootstrap for means."""
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -16,12 +18,15 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[f
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def mean_interval(values: list[float], z: float = 1.959964) -> tuple[float, float, float]:
-    """Mean and its normal-approximation 95% interval."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, mean, mean
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = z * math.sqrt(var / n)
-    return mean, mean - half, mean + half
+def bootstrap_mean_interval(
+    values: list[float], resamples: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Mean of ``values`` and its percentile-bootstrap interval (seeded, so reproducible)."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        raise ValueError("bootstrap_mean_interval needs at least one value")
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, data.size, (resamples, data.size))].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(data.mean()), float(low), float(high)

@@ -88,7 +88,7 @@ def options_table(cls: type) -> str:
         shown = (
             f"`{default!r}`"
             if not isinstance(default, tuple) or len(repr(default)) < 40
-            else ("see below")
+            else ("see *Defaults*")
         )
         rows.append(f"| `{f.name}` | {shown} | {f.metadata['doc']}{extra} |")
     return "\n".join(rows)

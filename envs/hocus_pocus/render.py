@@ -47,11 +47,15 @@ def event_text(rules: HocusPocusRules, event: tuple) -> str:
 
 def render_table(rules: HocusPocusRules, state: State, seat: int | None) -> str:
     """The table as ``seat`` sees it (other hands hidden unless Binx shows them), or all of it."""
+    status = (
+        {1: "the team won", -1: "the team lost"}[state.outcome]
+        if state.outcome
+        else f"phase: {state.phase.name.lower()} (player_{state.actor} to act)"
+    )
     lines = [
         f"Sun {state.sun}/{rules.options.sunrise_steps}  stunned: "
         f"{C.WITCHES[state.stunned] if state.stunned >= 0 else '-'}  deck {len(state.deck)}  "
-        f"spells {len(state.spell_deck)}  phase: {state.phase.name.lower()} "
-        f"(player_{state.actor} to act)",
+        f"spells {len(state.spell_deck)}  {status}",
         "Cauldron:",
     ]
     for space, pile in enumerate(state.piles):

@@ -1,0 +1,28 @@
+# Cauldron tasks. PYTHON can point at another interpreter: make test PYTHON=.venv/bin/python
+PYTHON ?= python
+
+.PHONY: install demo test lint bench baselines docs
+
+install:
+	$(PYTHON) -m pip install --quiet -e ".[dev]"
+
+demo: install
+	$(PYTHON) -m eval.demo --players 4 --seed 0
+
+test: install
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m pytest
+
+lint:
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m ruff format --check .
+
+bench: install
+	$(PYTHON) -m pip install --quiet -e ".[bench]"
+	$(PYTHON) -m eval.bench --all-players
+
+baselines: install
+	$(PYTHON) -m eval.baselines --env hocus_pocus_v0 --games 2000 --update-rules
+
+docs:
+	$(PYTHON) -m envs.hocus_pocus.docs

@@ -1,0 +1,35 @@
+"""Generated blocks in ``RULES.md`` files.
+
+A block sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->``; :func:`fill_blocks`
+rewrites every block from the code, and the docs test checks that the file is up to date.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+BLOCK = re.compile(r"(<!-- BEGIN (\w+) -->\n)(.*?)(<!-- END \2 -->)", re.S)
+
+
+def fill_blocks(text: str, blocks: dict[str, str]) -> str:
+    """``text`` with each block named in ``blocks`` replaced; every such name must appear."""
+    missing = set(blocks) - {m.group(2) for m in BLOCK.finditer(text)}
+    if missing:
+        raise ValueError(f"RULES.md lacks generated blocks {sorted(missing)}")
+
+    def replace(m: re.Match) -> str:
+        if m.group(2) not in blocks:
+            return m.group(0)
+        return m.group(1) + blocks[m.group(2)].strip() + "\n" + m.group(4)
+
+    return BLOCK.sub(replace, text)
+
+
+def update_file(path: Path, blocks: dict[str, str]) -> bool:
+    """Rewrite the blocks of ``path``; return whether anything changed."""
+    old = path.read_text()
+    new = fill_blocks(old, blocks)
+    if new != old:
+        path.write_text(new)
+    return new != old

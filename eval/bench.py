@@ -1,0 +1,128 @@
+"""Throughput benchmark: agent-steps/s of uniformly random legal play.
+
+Runs the standard loop (``agent_iter`` / ``last`` / ``action_space(agent).sample(mask)`` / ``step``)
+on every registered environment and on PettingZoo's ``connect_four_v3`` and ``hanabi_v5``
+(``pip install -e ".[bench]"``) in the same process, and prints the median of several repeats,
+the ratio to each peer, the median reset cost and the peak Python heap of a run (tracemalloc: it
+does not see memory that a C++ core such as Hanabi's allocates).
+
+    python -m eval.bench [--steps 20000] [--repeats 5] [--all-players]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+
+from tqdm import tqdm
+
+import envs
+
+PEERS = {
+    "connect_four_v3": "pettingzoo.classic.connect_four_v3",
+    "hanabi_v5": "pettingzoo.classic.hanabi_v5",
+}
+
+
+def run_random(env, steps: int, seed: int) -> float:
+    """Agent-steps per second over ``steps`` steps of random legal play (resetting as needed)."""
+    env.reset(seed=seed)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(seed)
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            action = None if term or trunc else env.action_space(agent).sample(obs["action_mask"])
+            env.step(action)
+            done += 1
+        env.reset()
+    return done / (time.perf_counter() - start)
+
+
+def reset_cost(env, count: int = 200) -> float:
+    """Median seconds per ``reset``."""
+    times = []
+    for seed in range(count):
+        start = time.perf_counter()
+        env.reset(seed=seed)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def peak_memory(make: Callable, steps: int) -> float:
+    """Peak traced Python memory (MiB) of making an env and playing ``steps`` random steps."""
+    tracemalloc.start()
+    run_random(make(), steps, seed=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def candidates(all_players: bool) -> dict[str, Callable]:
+    """Name -> env constructor, for our environments and the installed peers."""
+    out: dict[str, Callable] = {}
+    for env_id in envs.ids():
+        low, high = envs.spec(env_id).players
+        counts = range(low, high + 1) if all_players else [None]
+        for n in counts:
+            label = env_id if n is None else f"{env_id} ({n}p)"
+            out[label] = lambda env_id=env_id, n=n: envs.make(env_id, num_players=n)
+    for name, module in PEERS.items():
+        try:
+            out[name] = importlib.import_module(module).env
+        except ImportError:
+            print(f"peer {name} not installed (pip install -e '.[bench]'); skipped")
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=20_000, help="agent-steps per repeat")
+    parser.add_argument("--repeats", type=int, default=5, help="repeats (median reported)")
+    parser.add_argument("--all-players", action="store_true", help="every player count")
+    args = parser.parse_args(argv)
+    makers = candidates(args.all_players)
+    results: dict[str, dict[str, float]] = {}
+    with tqdm(total=len(makers) * args.repeats, desc="benchmark", unit="run") as bar:
+        for repeat in range(args.repeats):  # interleaved, so drift hits every env alike
+            for name, make in makers.items():
+                env = make()
+                rate = run_random(env, args.steps, seed=repeat)
+                results.setdefault(name, {"rates": []})["rates"].append(rate)
+                bar.update()
+    for name, make in makers.items():
+        entry = results[name]
+        entry["median"] = statistics.median(entry.pop("rates"))
+        entry["reset_us"] = reset_cost(make()) * 1e6
+        entry["peak_mib"] = peak_memory(make, min(args.steps, 5_000))
+    print(format_table(results))
+    return results
+
+
+def format_table(results: dict[str, dict[str, float]]) -> str:
+    """A Markdown table with ratios to every peer that was measured."""
+    peers = [p for p in PEERS if p in results]
+    head = ["env", "agent-steps/s (median)"] + [f"× {p}" for p in peers]
+    head += ["reset (µs)", "peak MiB"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, r in results.items():
+        ratios = [f"{r['median'] / results[p]['median']:.2f}" for p in peers]
+        cells = [
+            name,
+            f"{r['median']:,.0f}",
+            *ratios,
+            f"{r['reset_us']:.0f}",
+            f"{r['peak_mib']:.1f}",
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    main()
