@@ -75,9 +75,12 @@ def candidates(all_players: bool) -> dict[str, Callable]:
             out[label] = lambda env_id=env_id, n=n: envs.make(env_id, num_players=n)
     for name, module in PEERS.items():
         try:
-            out[name] = importlib.import_module(module).env
-        except ImportError:
-            print(f"peer {name} not installed (pip install -e '.[bench]'); skipped")
+            make = importlib.import_module(module).env
+            make()  # Hanabi imports OpenSpiel only when made
+        except ImportError as err:
+            print(f"peer {name} skipped: {err} (pip install -e '.[bench]')")
+            continue
+        out[name] = make
     return out
 
 
