@@ -556,3 +556,32 @@ def test_observation_hides_other_hands():
     state.hands[1], state.hands[2] = [hands[2][0], hands[1][1]], [hands[1][0], hands[2][1]]
     assert np.array_equal(before, rules.observe(state, 0))
     assert not np.array_equal(before, rules.observe(state, 1))
+
+
+# ----------------------------------------------------------------------------- Env layer
+def test_partner_decision_moves_agent_selection():
+    """Daylight Savings Time through the AEC env: the partner's choice is the partner's step."""
+    env = envs.make("hocus_pocus_v0", num_players=3)
+    env.reset(seed=0)
+    env.step(A.ASK)
+    assert env.agent_selection == "player_0" and A.SWAP in env.unwrapped.legal_actions()
+    env.step(A.SWAP)  # partner: offset 1 = player_1
+    env.step(env.unwrapped.legal_actions()[0])
+    assert env.agent_selection == "player_1"
+    assert (
+        env.observe("player_1")["observation"][env.unwrapped.rules.observation_layout["phase"]][
+            Phase.SWAP_PARTNER
+        ]
+        == 1
+    )
+
+
+def test_render_hides_other_hands_from_a_player_but_not_from_a_spectator():
+    """Rendering: a player sees only their own cards (and Binx's); a spectator sees all."""
+    env = envs.make("hocus_pocus_v0", num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    mine = env.unwrapped.render_for("player_0")
+    spectator = env.render()
+    hidden = "player_1: " + "?" * len(game.hands[1])
+    assert hidden in mine and hidden not in spectator and "Cauldron:" in spectator
