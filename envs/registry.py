@@ -19,6 +19,7 @@ class EnvSpec:
 
 
 REGISTRY: dict[str, EnvSpec] = {
+    "hexenflug_v0": EnvSpec("envs.hexenflug", (2, 5)),
     "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6)),
 }
 

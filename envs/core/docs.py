@@ -33,3 +33,12 @@ def update_file(path: Path, blocks: dict[str, str]) -> bool:
     if new != old:
         path.write_text(new)
     return new != old
+
+
+def action_table(ranges: tuple[tuple[int, int, str, str], ...]) -> str:
+    """A Markdown action table from (first index, count, name, meaning) rows."""
+    rows = ["| index | action | meaning |", "|---|---|---|"]
+    for start, size, name, meaning in ranges:
+        span = f"{start}" if size == 1 else f"{start}–{start + size - 1}"
+        rows.append(f"| {span} | {name} | {meaning} |")
+    return "\n".join(rows)

@@ -69,12 +69,3 @@ def action_name(action: int) -> str:
     if action in names:
         return names[action]
     raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
-
-
-def action_table() -> str:
-    """The action table of RULES.md."""
-    rows = ["| index | action | meaning |", "|---|---|---|"]
-    for start, size, name, meaning in TABLE:
-        span = f"{start}" if size == 1 else f"{start}–{start + size - 1}"
-        rows.append(f"| {span} | {name} | {meaning} |")
-    return "\n".join(rows)

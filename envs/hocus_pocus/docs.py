@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envs.core.docs import update_file
+from envs.core.docs import action_table, update_file
 from envs.core.layout import Layout
 from envs.core.options import options_table
 from envs.hocus_pocus import actions
@@ -20,7 +20,7 @@ RULES_MD = Path(__file__).with_name("RULES.md")
 def blocks() -> dict[str, str]:
     """Block name -> generated Markdown."""
     return {
-        "actions": actions.action_table(),
+        "actions": action_table(actions.TABLE),
         "observation": Layout(OBSERVATION_FIELDS).markdown(),
         "state": Layout(STATE_FIELDS).markdown(),
         "options": options_table(HocusPocusOptions),

@@ -1,0 +1,119 @@
+"""Observation and state encodings of ``hexenflug_v0``.
+
+Flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout` (shown in
+RULES.md). Seats in an observation are relative to the observer (0 = self, 1 = left, ...); in
+``state()`` they are absolute. Tables are padded to 5 seats. Counts are divided by their maximum.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from envs.core.layout import Field, Layout
+from envs.hexenflug import components as C
+
+if TYPE_CHECKING:
+    from envs.hexenflug.rules import HexenflugRules, State
+
+P = C.MAX_PLAYERS
+N = C.NUM_CARDS
+K = C.NUM_COLOURS
+
+PUBLIC_FIELDS = [
+    Field("phase", 6, "one-hot phase: fly, drawn, cat_discard, examine, exam_build, over"),
+    Field("turn_player", P, "one-hot seat whose turn it is"),
+    Field("actor", P, "one-hot seat whose decision the game waits for"),
+    Field("hand_sizes", P, "cards in hand per seat / 75"),
+    Field("layouts", P * N, "per seat, multi-hot of the cards in its layout (card id)"),
+    Field("display", N, "multi-hot: the general display"),
+    Field("discard_pile", N, "multi-hot: the discard pile"),
+    Field("books", P * K, "per seat and colour, Spellbooks owned / 9"),
+    Field("supply", K, "Spellbooks left per colour / 9"),
+    Field("draw_pile_size", 1, "cards in the draw pile / 75"),
+    Field("drawn_card", N, "one-hot: the drawn card waiting to be resolved"),
+    Field("displayed", 1, "the turn player has added a card to the display this turn"),
+    Field("added_to_display", N, "multi-hot: cards the turn player added to the display this turn"),
+    Field("exam_colour", K, "one-hot colour being examined"),
+    Field("exam_cards", N, "multi-hot: cards chosen so far for the examination"),
+    Field("scores", P, "per seat, current score / 45"),
+]
+OBSERVATION_FIELDS = PUBLIC_FIELDS + [Field("hand", N, "own hand, multi-hot by card id")]
+STATE_FIELDS = PUBLIC_FIELDS + [
+    Field("hands", P * N, "every hand, per absolute seat, multi-hot by card id"),
+    Field("draw_pile_cards", N, "multi-hot: cards in the draw pile (order not encoded)"),
+]
+
+
+class Encoder:
+    """Writes observations and states of one rules object."""
+
+    def __init__(self, rules: HexenflugRules) -> None:
+        self.rules = rules
+        self.n = n = rules.num_players
+        self.observation_layout = Layout(OBSERVATION_FIELDS)
+        self.state_layout = Layout(STATE_FIELDS)
+        self.relative = [[(seat - me) % n for seat in range(n)] for me in range(n)]
+
+    def observe(self, state: State, seat: int) -> np.ndarray:
+        """The observation of ``seat``: public fields seen from ``seat``, plus its own hand."""
+        layout = self.observation_layout
+        out = np.zeros(layout.size, np.float32)
+        ones = self._public(state, out, layout, seat)
+        off = layout.offsets["hand"]
+        ones += [off + c for c in state.hands[seat]]
+        out[ones] = 1.0
+        return out
+
+    def encode_state(self, state: State) -> np.ndarray:
+        """The full-information encoding (absolute seats)."""
+        layout = self.state_layout
+        out = np.zeros(layout.size, np.float32)
+        ones = self._public(state, out, layout, 0)
+        off = layout.offsets["hands"]
+        for seat, hand in enumerate(state.hands):
+            ones += [off + seat * N + c for c in hand]
+        off = layout.offsets["draw_pile_cards"]
+        ones += [off + c for c in state.draw_pile]
+        out[ones] = 1.0
+        return out
+
+    def _public(self, state: State, out: np.ndarray, layout: Layout, me: int) -> list[int]:
+        """Write the public fields seen from seat ``me``; return indices still to be set to 1."""
+        o = layout.offsets
+        relative = self.relative[me]
+        ones = [
+            o["phase"] + state.phase,
+            o["turn_player"] + relative[state.turn],
+            o["actor"] + relative[state.actor],
+        ]
+        index, value = [], []
+        scores = self.rules.scores(state)
+        for seat in range(self.n):
+            r = relative[seat]
+            index += [o["hand_sizes"] + r, o["scores"] + r]
+            value += [len(state.hands[seat]) / N, scores[seat] / C.TOTAL_BOOKS]
+            off = o["layouts"] + r * N
+            ones += [off + c for row in state.layouts[seat] for c in row]
+            off = o["books"] + r * K
+            index += range(off, off + K)
+            value += [b / 9 for b in state.books[seat]]
+        index += range(o["supply"], o["supply"] + K)
+        value += [s / 9 for s in state.supply]
+        index += [o["draw_pile_size"], o["displayed"]]
+        value += [len(state.draw_pile) / N, state.displayed]
+        out[index] = value
+        for name, cards in (
+            ("display", state.display),
+            ("discard_pile", state.discard),
+            ("added_to_display", state.added),
+            ("exam_cards", state.exam_cards),
+        ):
+            off = o[name]
+            ones += [off + c for c in cards]
+        if state.drawn >= 0:
+            ones.append(o["drawn_card"] + state.drawn)
+        if state.exam_colour >= 0:
+            ones.append(o["exam_colour"] + state.exam_colour)
+        return ones

@@ -1,0 +1,36 @@
+"""PettingZoo AEC environment ``hexenflug_v0``.
+
+| | |
+|---|---|
+| agents | `player_0` … `player_{n-1}`, n = 2–5 (default 3) |
+| actions | `Discrete(167)`, see RULES.md |
+| observation | `Box(0, 1, (888,), float32)` |
+| action_mask | `Box(0, 1, (167,), int8)`, all zeros for agents not to act |
+| state | `Box(0, 1, (1263,), float32)` |
+| rewards | at the end: +1 each winner, −1 each other player (option: score margin) |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from envs.core.aec import CauldronAECEnv
+from envs.hexenflug.options import HexenflugOptions
+from envs.hexenflug.rules import HexenflugRules
+
+
+class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
+    """Hexenflug, competitive push-your-luck, 2–5 players."""
+
+    rules_class = HexenflugRules
+    options_class = HexenflugOptions
+    player_range = (2, 5)
+    default_players = 3
+    metadata = {"render_modes": ["ansi"], "name": "hexenflug_v0", "is_parallelizable": False}
+
+
+def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
+    """The wrapped AEC environment (order enforcing), as ``envs.make("hexenflug_v0")``."""
+    return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))
