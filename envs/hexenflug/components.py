@@ -1,6 +1,6 @@
 """Hexenflug components as data (``shared/design/components.md``).
 
-Witch cards are numbered ``0..74``: ``card = colour * 15 + (value - 1)``; every 15 shows a black cat.
+Witch cards are numbered ``0..74``: ``card = colour * 15 + (value - 1)``; each 15 shows a black cat.
 """
 
 from __future__ import annotations
