@@ -344,11 +344,11 @@ def test_score_margin_reward_option():
     assert rewards == (-2.0, 2.0, -3.0)
 
 
-def test_penalty_free_env_layer_reports_scores_and_winners():
+def test_env_reports_scores_and_winners_at_the_end():
     env = envs.make("hexenflug_v0", num_players=2)
     env.reset(seed=4)
     rng = np.random.default_rng(4)
-    for agent in env.agent_iter():
+    for _ in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert "winners" in info and len(info["scores"]) == 2 and agent in ("player_0", "player_1")
+    assert "winners" in info and len(info["scores"]) == 2
