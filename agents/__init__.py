@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from agents import hexenflug_heuristic
 from agents.base import Agent
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
 from agents.random_agent import RandomAgent
 from envs.core.errors import ConfigError
 
-HEURISTICS = {"hocus_pocus_v0": {"greedy": HocusPocusHeuristic}}
+HEURISTICS = {
+    "hocus_pocus_v0": {"greedy": HocusPocusHeuristic},
+    "hexenflug_v0": {
+        "cautious": hexenflug_heuristic.cautious,
+        "greedy": hexenflug_heuristic.greedy,
+    },
+}
 
 
 def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:

@@ -15,12 +15,13 @@ class EnvSpec:
 
     module: str
     players: tuple[int, int]
+    cooperative: bool
     parallel: bool = False
 
 
 REGISTRY: dict[str, EnvSpec] = {
-    "hexenflug_v0": EnvSpec("envs.hexenflug", (2, 5)),
-    "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6)),
+    "hexenflug_v0": EnvSpec("envs.hexenflug", (2, 5), cooperative=False),
+    "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True),
 }
 
 

@@ -6,14 +6,18 @@ import numpy as np
 import pytest
 
 import envs
-from agents import HocusPocusHeuristic, RandomAgent, make_agent
+from agents import make_agent
 from eval import baselines, bench, demo
 from eval.play import play_team
 
 
-def test_agents_only_choose_legal_actions():
-    env = envs.make("hocus_pocus_v0", num_players=5)
-    for agent in (RandomAgent(0), HocusPocusHeuristic()):
+@pytest.mark.parametrize(
+    "env_id, spec",
+    [(env_id, spec) for env_id in envs.ids() for spec in baselines.baseline_specs(env_id)],
+)
+def test_agents_only_choose_legal_actions(env_id, spec):
+    env = envs.make(env_id, num_players=envs.spec(env_id).players[1])
+    for agent in (make_agent(spec, env_id, seed=0),):
         for seed in range(5):
             env.reset(seed=seed)
             for name in env.agent_iter():
@@ -53,8 +57,33 @@ def test_baselines_do_not_depend_on_worker_count():
     one = baselines.run("hocus_pocus_v0", [2], 200, workers=1)
     two = baselines.run("hocus_pocus_v0", [2], 200, workers=2)
     assert one == two
-    table = baselines.table(one)
+    table = baselines.table("hocus_pocus_v0", one)
     assert "| random | 2 | 200 |" in table and "heuristic:greedy" in table
+
+
+def test_head_to_head_rotates_seats_and_counts_both_sides():
+    assert baselines.seating(("a", "b"), 4, 0) == ["a", "b", "a", "b"]
+    assert baselines.seating(("a", "b"), 4, 1) == ["b", "a", "b", "a"]
+    assert baselines.seating(("a", "b"), 2, 3) == ["b", "a"]
+    results = baselines.run("hexenflug_v0", [2], 40, workers=1)
+    assert set(results) == {
+        (("random", "heuristic:cautious"), 2),
+        (("random", "heuristic:greedy"), 2),
+        (("heuristic:cautious", "heuristic:greedy"), 2),
+    }
+    table = baselines.head_to_head_table(results)
+    assert "| heuristic:cautious | heuristic:greedy | 2 | 40 |" in table
+
+
+def test_hexenflug_heuristics_beat_random_head_to_head():
+    results = baselines.run("hexenflug_v0", [2], 100, workers=1)
+    for (pair, _), games in results.items():
+        if pair[0] == "random":
+            heuristic_wins = sum(
+                any(baselines.seating(pair, 2, g.seed)[s] == pair[1] for s in g.info["winners"])
+                for g in games
+            )
+            assert heuristic_wins > 65, pair
 
 
 def test_demo_plays_a_game_to_the_end(capsys):

@@ -5,25 +5,35 @@ from __future__ import annotations
 import importlib
 import re
 
+import pytest
+
 import envs
 from envs.core.docs import BLOCK, fill_blocks
-from envs.hocus_pocus import docs
 
-ENV_MODULE = importlib.import_module("envs.hocus_pocus.env")
+GAMES = sorted(envs.ids())
 
 
-def test_rules_md_generated_blocks_are_up_to_date():
+def _package(env_id: str) -> str:
+    return envs.spec(env_id).module
+
+
+@pytest.mark.parametrize("env_id", GAMES)
+def test_rules_md_generated_blocks_are_up_to_date(env_id):
+    docs = importlib.import_module(_package(env_id) + ".docs")
     text = docs.RULES_MD.read_text()
-    assert fill_blocks(text, docs.blocks()) == text, "run: python -m envs.hocus_pocus.docs"
+    assert fill_blocks(text, docs.blocks()) == text, f"run: python -m {_package(env_id)}.docs"
     assert {m.group(2) for m in BLOCK.finditer(text)} >= set(docs.blocks()) | {"baselines"}
 
 
-def test_stated_shapes_match_the_spaces():
-    env = envs.make("hocus_pocus_v0")
+@pytest.mark.parametrize("env_id", GAMES)
+def test_stated_shapes_match_the_spaces(env_id):
+    docs = importlib.import_module(_package(env_id) + ".docs")
+    env_module = importlib.import_module(_package(env_id) + ".env")
+    env = envs.make(env_id)
     obs = env.observation_space("player_0")["observation"].shape[0]
     mask = env.observation_space("player_0")["action_mask"].shape[0]
     state = env.state_space.shape[0]
-    for text in (docs.RULES_MD.read_text(), ENV_MODULE.__doc__):
+    for text in (docs.RULES_MD.read_text(), env_module.__doc__):
         assert f"Box(0, 1, ({obs},), float32)" in text
         assert f"Box(0, 1, ({mask},), int8)" in text
         assert f"Box(0, 1, ({state},), float32)" in text
