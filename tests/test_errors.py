@@ -92,3 +92,36 @@ def test_unknown_env_id_and_render_mode():
         envs.make("hocus_pocus_v9")
     with pytest.raises(envs.ConfigError, match="render_mode"):
         envs.make("hocus_pocus_v0", render_mode="human")
+
+
+@pytest.mark.parametrize("env_id", envs.ids())
+def test_every_game_rejects_an_illegal_action_and_goes_on_unchanged(env_id):
+    env = envs.make(env_id)
+    env.reset(seed=1)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = (env.state().tobytes(), env.agent_selection)
+    with pytest.raises(envs.IllegalActionError, match=f"illegal action {illegal} for player_0"):
+        env.step(illegal)
+    assert (env.state().tobytes(), env.agent_selection) == before
+    env.step(int(np.flatnonzero(mask)[0]))
+    assert env.state().tobytes() != before[0]
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"books_per_colour": 12}, "'books_per_colour' must be 0"),
+        ({"reward": "points"}, r"must be one of \['win_loss', 'score_margin'\]"),
+        ({"beginner_crash_rule": "yes"}, "must be of type bool"),
+        ({"beginner_rule": True}, "unknown option"),
+    ],
+)
+def test_hexenflug_bad_options(options, match):
+    with pytest.raises(envs.ConfigError, match=match):
+        envs.make("hexenflug_v0", **options)
+
+
+def test_hexenflug_bad_player_count():
+    with pytest.raises(envs.ConfigError, match="takes 2 to 5 players, got 6"):
+        envs.make("hexenflug_v0", num_players=6)
