@@ -20,6 +20,9 @@ class EnvSpec:
 
 
 REGISTRY: dict[str, EnvSpec] = {
+    "headless_horseman_v0": EnvSpec(
+        "envs.headless_horseman", (2, 4), cooperative=True, parallel=True
+    ),
     "hexenflug_v0": EnvSpec("envs.hexenflug", (2, 5), cooperative=False),
     "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True),
 }

@@ -7,19 +7,30 @@ import pytest
 
 import envs
 
+# Rulebook variants that the conformance suite also runs, per environment.
+VARIANTS: dict[str, list[dict]] = {
+    "headless_horseman_v0": [{"speed_tile": 4}, {"handless_seats": (1,)}],
+}
+
 ENV_CASES = [
-    (env_id, n)
+    (env_id, n, options)
     for env_id in envs.ids()
     for n in range(envs.spec(env_id).players[0], envs.spec(env_id).players[1] + 1)
+    for options in [{}] + VARIANTS.get(env_id, [])
 ]
 
 
-def case_id(case: tuple[str, int]) -> str:
-    return f"{case[0]}-{case[1]}p"
+PARALLEL_CASES = [case for case in ENV_CASES if envs.spec(case[0]).parallel]
+
+
+def case_id(case: tuple[str, int, dict]) -> str:
+    env_id, n, options = case
+    extra = "".join(f"-{k}={v}" for k, v in options.items())
+    return f"{env_id}-{n}p{extra}"
 
 
 @pytest.fixture(params=ENV_CASES, ids=case_id)
-def env_case(request) -> tuple[str, int]:
+def env_case(request) -> tuple[str, int, dict]:
     return request.param
 
 
@@ -36,3 +47,8 @@ def play_random(env, rng: np.random.Generator, max_steps: int = 100_000) -> int:
         env.step(None if term or trunc else random_legal_action(obs["action_mask"], rng))
         steps += 1
     return steps
+
+
+@pytest.fixture(params=PARALLEL_CASES, ids=case_id)
+def parallel_case(request) -> tuple[str, int, dict]:
+    return request.param

@@ -1,0 +1,123 @@
+"""The Parallel environment every simultaneous Cauldron game shares.
+
+Simultaneous rules offer, besides the :class:`~envs.core.rules.Rules` methods used by the AEC
+environment (where seats choose one after another and nobody sees a choice made earlier in the
+same step), ``choosing_seats(state)``, ``legal_mask_for(state, seat)`` and
+``apply_joint(state, actions)``, which resolves one simultaneous step of every choosing seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from envs.core.aec import CauldronAECEnv
+from envs.core.errors import IllegalActionError
+
+
+class CauldronParallelEnv(ParallelEnv):
+    """Base Parallel environment; ``aec_class`` is the game's AEC class (for spaces and options).
+
+    Every live agent acts in every step; an agent with nothing to choose has a single legal
+    action. Observations and masks are those of the AEC environment.
+    """
+
+    aec_class: ClassVar[type[CauldronAECEnv]]
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": True}
+
+    def __init__(
+        self, num_players: int | None = None, render_mode: str | None = None, **options: Any
+    ) -> None:
+        self._aec = self.aec_class(num_players, render_mode, **options)
+        self.rules = self._aec.rules
+        self.options = self._aec.options
+        self.render_mode = render_mode
+        self.possible_agents = self._aec.possible_agents[:]
+        self.observation_spaces = self._aec.observation_spaces
+        self.action_spaces = self._aec.action_spaces
+        self.state_space: spaces.Box = self._aec.state_space
+        self._rng = np.random.default_rng()
+        self.game: Any = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        n = self.rules.num_players
+        start = 0 if self.options.start_seat == "first" else int(self._rng.integers(n))
+        self.game = self.rules.new_game(self._rng, start)
+        self.agents = self.possible_agents[:]
+        infos = {a: self.rules.info(self.game, i) for i, a in enumerate(self.agents)}
+        return self._observations(), infos
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        return {
+            agent: {
+                "observation": self.rules.observe(self.game, seat),
+                "action_mask": self.rules.legal_mask_for(self.game, seat),
+            }
+            for seat, agent in enumerate(self.agents)
+        }
+
+    def state(self) -> np.ndarray:
+        return self.rules.encode_state(self.game)
+
+    def step(self, actions: dict[str, int]):
+        missing = set(self.agents) - set(actions)
+        if missing:
+            raise IllegalActionError(
+                None,
+                sorted(missing)[0],
+                self.rules.phase_name(self.game),
+                ["every live agent must act in a parallel step"],
+            )
+        joint = []
+        for seat, agent in enumerate(self.agents):
+            action = actions[agent]
+            mask = self.rules.legal_mask_for(self.game, seat)
+            ok = isinstance(action, (int, np.integer)) and 0 <= action < len(mask) and mask[action]
+            if not ok:
+                return self._reject(agent, action, mask)
+            joint.append(int(action))
+        seat_rewards = self.rules.apply_joint(self.game, joint)
+        over = self.rules.is_over(self.game)
+        rewards = {a: float(r) for a, r in zip(self.agents, seat_rewards, strict=True)}
+        observations = self._observations()
+        infos = {a: self.rules.info(self.game, i) for i, a in enumerate(self.agents)}
+        terminations = dict.fromkeys(self.agents, over)
+        truncations = dict.fromkeys(self.agents, False)
+        if over:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _reject(self, agent: str, action: object, mask: np.ndarray):
+        if self.options.illegal_action == "raise":
+            legal = [f"{a} ({self.rules.action_name(a)})" for a in np.flatnonzero(mask)]
+            raise IllegalActionError(action, agent, self.rules.phase_name(self.game), legal)
+        observations = self._observations()
+        rewards = dict.fromkeys(self.agents, 0.0)
+        rewards[agent] = float(self.options.illegal_reward)
+        infos = {
+            a: {**self.rules.info(self.game, i), "illegal_action": a == agent}
+            for i, a in enumerate(self.agents)
+        }
+        terminations = dict.fromkeys(self.agents, True)
+        truncations = dict.fromkeys(self.agents, False)
+        self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        return self.rules.render(self.game, None)
+
+    def close(self) -> None:
+        pass

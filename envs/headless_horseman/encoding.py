@@ -1,0 +1,114 @@
+"""Observation and state encodings of ``headless_horseman_v0``.
+
+Flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout` (shown in
+RULES.md). Seats in an observation are relative to the observer; in ``state()`` absolute. Tables are
+padded to 4 seats. Counts are divided by their maximum.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from envs.core.layout import Field, Layout
+from envs.headless_horseman import components as C
+
+if TYPE_CHECKING:
+    from envs.headless_horseman.rules import HeadlessHorsemanRules, State
+
+P = C.MAX_PLAYERS
+N = C.NUM_CARDS
+T = len(C.TOKENS)
+SPACES = C.BOARD.bridge + 1
+HORSEMAN_SPACES = C.BOARD.bridge - C.BOARD.horseman_start + 1
+
+PUBLIC_FIELDS = [
+    Field("over", 1, "the game has ended"),
+    Field("ichabod", SPACES, "one-hot Ichabod's space, 0 (Van Tassel Farm) to 36 (Covered Bridge)"),
+    Field("horseman", HORSEMAN_SPACES, "one-hot Horseman's space, −10 (start) to 36"),
+    Field("tokens_up", T, "face-up Scare tokens: pumpkin 1–4, owl, toad, crow, bat"),
+    Field("speed_tile", 1, "Speed tile / 4"),
+    Field("row", N, "multi-hot: cards face up in the row this turn"),
+    Field("row_tops", C.NUM_TOPS, "per top number 1–6, cards in the row showing it / 4"),
+    Field("discard_pile", N, "multi-hot: the discard pile (public)"),
+    Field("draw_pile_size", 1, "cards in the draw pile / 30"),
+    Field("hand_sizes", P, "cards in hand per seat / 30"),
+    Field("handless", P, "per seat, plays from the draw pile (Less Strategy)"),
+    Field("chosen", P, "per seat, has already chosen this play round (AEC order)"),
+    Field("rounds", 1, "play rounds so far in this turn / 8"),
+]
+OBSERVATION_FIELDS = PUBLIC_FIELDS + [
+    Field("hand", N, "own hand, multi-hot by card id"),
+    Field("own_choice", N + 1, "own secret choice this round: card id, or index 30 = top card"),
+]
+STATE_FIELDS = PUBLIC_FIELDS + [
+    Field("hands", P * N, "every hand, per absolute seat"),
+    Field("choices", P * (N + 1), "every secret choice this round, per seat"),
+    Field("draw_pile_cards", N, "multi-hot: cards in the draw pile (order not encoded)"),
+    Field("token_order", T * T, "per flip position, one-hot token (face-down order)"),
+]
+
+
+class Encoder:
+    """Writes observations and states of one rules object."""
+
+    def __init__(self, rules: HeadlessHorsemanRules) -> None:
+        self.rules = rules
+        self.n = n = rules.num_players
+        self.observation_layout = Layout(OBSERVATION_FIELDS)
+        self.state_layout = Layout(STATE_FIELDS)
+        self.relative = [[(seat - me) % n for seat in range(n)] for me in range(n)]
+
+    def observe(self, state: State, seat: int) -> np.ndarray:
+        layout = self.observation_layout
+        out = np.zeros(layout.size, np.float32)
+        ones = self._public(state, out, layout, seat)
+        ones += [layout.offsets["hand"] + c for c in state.hands[seat]]
+        if seat in state.pending:
+            ones.append(layout.offsets["own_choice"] + state.pending[seat])
+        out[ones] = 1.0
+        return out
+
+    def encode_state(self, state: State) -> np.ndarray:
+        layout = self.state_layout
+        out = np.zeros(layout.size, np.float32)
+        ones = self._public(state, out, layout, 0)
+        off = layout.offsets["hands"]
+        for seat, hand in enumerate(state.hands):
+            ones += [off + seat * N + c for c in hand]
+        off = layout.offsets["choices"]
+        ones += [off + seat * (N + 1) + a for seat, a in state.pending.items()]
+        off = layout.offsets["draw_pile_cards"]
+        ones += [off + c for c in state.draw_pile]
+        off = layout.offsets["token_order"]
+        ones += [off + i * T + t for i, t in enumerate(state.tokens)]
+        out[ones] = 1.0
+        return out
+
+    def _public(self, state: State, out: np.ndarray, layout: Layout, me: int) -> list[int]:
+        o = layout.offsets
+        relative = self.relative[me]
+        board = self.rules.board
+        ones = [o["ichabod"] + state.ichabod, o["horseman"] + state.horseman - board.horseman_start]
+        ones += [o["tokens_up"] + t for t in state.tokens[: state.flipped]]
+        ones += [o["row"] + c for c in state.row]
+        ones += [o["discard_pile"] + c for c in state.discard]
+        ones += [o["handless"] + relative[s] for s in self.rules.handless]
+        ones += [o["chosen"] + relative[s] for s in state.pending]
+        index = [o["over"], o["speed_tile"], o["draw_pile_size"], o["rounds"]]
+        value = [
+            state.phase == 1,
+            self.rules.options.speed_tile / 4,
+            len(state.draw_pile) / N,
+            min(state.rounds, 8) / 8,
+        ]
+        index += [o["hand_sizes"] + relative[s] for s in range(self.n)]
+        value += [len(h) / N for h in state.hands]
+        tops = [0.0] * C.NUM_TOPS
+        for card in state.row:
+            tops[card // 5] += 0.25
+        index += range(o["row_tops"], o["row_tops"] + C.NUM_TOPS)
+        value += tops
+        out[index] = value
+        return ones

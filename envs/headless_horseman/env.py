@@ -1,0 +1,47 @@
+"""PettingZoo environments ``headless_horseman_v0`` (AEC and Parallel).
+
+| | |
+|---|---|
+| agents | `player_0` … `player_{n-1}`, n = 2–4 (default 3) |
+| actions | `Discrete(31)`, see RULES.md |
+| observation | `Box(0, 1, (235,), float32)` |
+| action_mask | `Box(0, 1, (31,), int8)`; in the AEC env all zeros for agents not to act |
+| state | `Box(0, 1, (512,), float32)` |
+| rewards | shared: +1 win, −1 loss (+ `progress_reward` shaping) |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from envs.core.aec import CauldronAECEnv
+from envs.core.parallel import CauldronParallelEnv
+from envs.headless_horseman.options import HeadlessHorsemanOptions
+from envs.headless_horseman.rules import HeadlessHorsemanRules
+
+NAME = "headless_horseman_v0"
+
+
+class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
+    """Return of the Headless Horseman, cooperative, 2–4 players; choices in seat order, each
+    hidden from the later choosers until the round resolves."""
+
+    rules_class = HeadlessHorsemanRules
+    options_class = HeadlessHorsemanOptions
+    player_range = (2, 4)
+    default_players = 3
+    metadata = {"render_modes": ["ansi"], "name": NAME, "is_parallelizable": True}
+
+
+class parallel_env(CauldronParallelEnv):  # noqa: N801 (PettingZoo naming)
+    """Return of the Headless Horseman with every player choosing at once."""
+
+    aec_class = raw_env
+    metadata = {"render_modes": ["ansi"], "name": NAME, "is_parallelizable": True}
+
+
+def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
+    """The wrapped AEC environment (order enforcing), as ``envs.make(NAME)``."""
+    return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))
