@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from agents import hexenflug_heuristic
 from agents.base import Agent
+from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
 from agents.random_agent import RandomAgent
 from envs.core.errors import ConfigError
 
 HEURISTICS = {
     "hocus_pocus_v0": {"greedy": HocusPocusHeuristic},
+    "headless_horseman_v0": {"focal": HeadlessHorsemanHeuristic},
     "hexenflug_v0": {
         "cautious": hexenflug_heuristic.cautious,
         "greedy": hexenflug_heuristic.greedy,

@@ -17,14 +17,15 @@ class EnvSpec:
     players: tuple[int, int]
     cooperative: bool
     parallel: bool = False
+    score: str = "score"  # the key of the game's own figure in ``info`` (reported beside wins)
 
 
 REGISTRY: dict[str, EnvSpec] = {
     "headless_horseman_v0": EnvSpec(
-        "envs.headless_horseman", (2, 4), cooperative=True, parallel=True
+        "envs.headless_horseman", (2, 4), cooperative=True, parallel=True, score="scares"
     ),
     "hexenflug_v0": EnvSpec("envs.hexenflug", (2, 5), cooperative=False),
-    "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True),
+    "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True, score="stuns"),
 }
 
 

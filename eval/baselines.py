@@ -73,16 +73,17 @@ def run(env_id: str, players: list[int], games: int, workers: int) -> dict:
     return results
 
 
-def team_table(results: dict) -> str:
-    """Markdown: team, players, games, win rate [95% CI], mean score [95% CI], mean steps."""
+def team_table(results: dict, score: str) -> str:
+    """Markdown: team, players, games, win rate [95% CI], mean ``info[score]`` [95% CI], mean
+    steps."""
     rows = [
-        "| team | players | games | win rate [95% CI] | mean stuns [95% CI] | mean steps |",
+        f"| team | players | games | win rate [95% CI] | mean {score} [95% CI] | mean steps |",
         "|---|---|---|---|---|---|",
     ]
     for ((spec,), n), games in sorted(results.items()):
         wins = sum(g.info["outcome"] == 1 for g in games)
         low, high = wilson_interval(wins, len(games))
-        mean, mlow, mhigh = bootstrap_mean_interval([float(g.info["stuns"]) for g in games])
+        mean, mlow, mhigh = bootstrap_mean_interval([float(g.info[score]) for g in games])
         steps = sum(g.steps for g in games) / len(games)
         rows.append(
             f"| {spec} | {n} | {len(games)} | {wins / len(games):.1%} "
@@ -124,7 +125,8 @@ def head_to_head_table(results: dict) -> str:
 
 
 def table(env_id: str, results: dict) -> str:
-    return team_table(results) if envs.spec(env_id).cooperative else head_to_head_table(results)
+    spec = envs.spec(env_id)
+    return team_table(results, spec.score) if spec.cooperative else head_to_head_table(results)
 
 
 def main(argv: list[str] | None = None) -> str:

@@ -7,6 +7,9 @@ the ratio to each peer, the median reset cost and the peak Python heap of a run 
 does not see memory that a C++ core such as Hanabi's allocates).
 
     python -m eval.bench [--steps 20000] [--repeats 5] [--all-players]
+
+Simultaneous games are also measured through their Parallel env (``[parallel]`` rows), where a
+joint step of k agents counts k agent-steps.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+from pettingzoo import ParallelEnv
 from tqdm import tqdm
 
 import envs
@@ -45,6 +49,24 @@ def run_random(env, steps: int, seed: int) -> float:
     return done / (time.perf_counter() - start)
 
 
+def run_random_parallel(env, steps: int, seed: int) -> float:
+    """Agent-steps per second of a Parallel env: a joint step of k agents counts k."""
+    observations, _ = env.reset(seed=seed)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(seed)
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        if not env.agents:
+            observations, _ = env.reset()
+        actions = {
+            a: env.action_space(a).sample(observations[a]["action_mask"]) for a in env.agents
+        }
+        observations, *_ = env.step(actions)
+        done += len(actions)
+    return done / (time.perf_counter() - start)
+
+
 def reset_cost(env, count: int = 200) -> float:
     """Median seconds per ``reset``."""
     times = []
@@ -58,7 +80,8 @@ def reset_cost(env, count: int = 200) -> float:
 def peak_memory(make: Callable, steps: int) -> float:
     """Peak traced Python memory (MiB) of making an env and playing ``steps`` random steps."""
     tracemalloc.start()
-    run_random(make(), steps, seed=0)
+    env = make()
+    (run_random_parallel if isinstance(env, ParallelEnv) else run_random)(env, steps, seed=0)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 2**20
@@ -73,6 +96,10 @@ def candidates(all_players: bool) -> dict[str, Callable]:
         for n in counts:
             label = env_id if n is None else f"{env_id} ({n}p)"
             out[label] = lambda env_id=env_id, n=n: envs.make(env_id, num_players=n)
+            if envs.spec(env_id).parallel:
+                out[f"{label} [parallel]"] = lambda env_id=env_id, n=n: envs.make_parallel(
+                    env_id, num_players=n
+                )
     for name, module in PEERS.items():
         try:
             make = importlib.import_module(module).env
@@ -96,7 +123,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         for repeat in range(args.repeats):  # interleaved, so drift hits every env alike
             for name, make in makers.items():
                 env = make()
-                rate = run_random(env, args.steps, seed=repeat)
+                run = run_random_parallel if isinstance(env, ParallelEnv) else run_random
+                rate = run(env, args.steps, seed=repeat)
                 results.setdefault(name, {"rates": []})["rates"].append(rate)
                 bar.update()
     for name, make in makers.items():

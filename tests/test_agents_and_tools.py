@@ -97,3 +97,13 @@ def test_bench_prints_a_table_with_ratios(capsys):
     out = capsys.readouterr().out
     assert "hocus_pocus_v0" in results and results["hocus_pocus_v0"]["median"] > 0
     assert "agent-steps/s" in out
+
+
+def test_headless_horseman_heuristic_team_beats_random_team():
+    """Calibration known answer: focal heuristic teams win about 80-90%, random teams under 20%."""
+    seeds = range(150)
+    wins = {
+        spec: sum(g.info["outcome"] == 1 for g in play_team("headless_horseman_v0", 3, spec, seeds))
+        for spec in ("random", "heuristic:focal")
+    }
+    assert wins["random"] < 45 and wins["heuristic:focal"] > 105

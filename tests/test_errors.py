@@ -125,3 +125,43 @@ def test_hexenflug_bad_options(options, match):
 def test_hexenflug_bad_player_count():
     with pytest.raises(envs.ConfigError, match="takes 2 to 5 players, got 6"):
         envs.make("hexenflug_v0", num_players=6)
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"handless_seats": (5,)}, "distinct seats 0..2"),
+        ({"handless_seats": (1, 1)}, "distinct seats"),
+        ({"speed_tile": -2}, "'speed_tile' must be 0 or more"),
+        ({"speed_tile": 2.5}, "must be of type int"),
+        ({"challenge": True}, "unknown option"),
+    ],
+)
+def test_headless_horseman_bad_options(options, match):
+    with pytest.raises(envs.ConfigError, match=match):
+        envs.make_parallel("headless_horseman_v0", num_players=3, **options)
+
+
+def test_parallel_env_rejects_an_illegal_joint_action_and_goes_on_unchanged():
+    env = envs.make_parallel("headless_horseman_v0", num_players=2)
+    observations, _ = env.reset(seed=0)
+    legal = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
+    illegal = int(np.flatnonzero(observations["player_1"]["action_mask"] == 0)[0])
+    before = env.state().tobytes()
+    with pytest.raises(envs.IllegalActionError, match=f"illegal action {illegal} for player_1"):
+        env.step({"player_0": legal["player_0"], "player_1": illegal})
+    with pytest.raises(envs.IllegalActionError, match="every live agent must act"):
+        env.step({"player_0": legal["player_0"]})
+    assert env.state().tobytes() == before
+    env.step(legal)
+    assert env.state().tobytes() != before
+
+
+def test_parallel_penalty_mode_ends_the_game():
+    env = envs.make_parallel("headless_horseman_v0", num_players=2, illegal_action="penalty")
+    observations, _ = env.reset(seed=0)
+    legal = int(np.flatnonzero(observations["player_0"]["action_mask"])[0])
+    illegal = int(np.flatnonzero(observations["player_1"]["action_mask"] == 0)[0])
+    _, rewards, terms, _, infos = env.step({"player_0": legal, "player_1": illegal})
+    assert rewards == {"player_0": 0.0, "player_1": -1.0} and all(terms.values())
+    assert infos["player_1"]["illegal_action"] and env.agents == []

@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from envs.core.layout import Field, Layout
+from envs.core.options import options_table
+
 BLOCK = re.compile(r"(<!-- BEGIN (\w+) -->\n)(.*?)(<!-- END \2 -->)", re.S)
 
 
@@ -42,3 +45,23 @@ def action_table(ranges: tuple[tuple[int, int, str, str], ...]) -> str:
         span = f"{start}" if size == 1 else f"{start}–{start + size - 1}"
         rows.append(f"| {span} | {name} | {meaning} |")
     return "\n".join(rows)
+
+
+def standard_blocks(
+    actions: tuple[tuple[int, int, str, str], ...],
+    observation_fields: list[Field],
+    state_fields: list[Field],
+    options_class: type,
+) -> dict[str, str]:
+    """The generated blocks every game's RULES.md has: actions, observation, state, options."""
+    return {
+        "actions": action_table(actions),
+        "observation": Layout(observation_fields).markdown(),
+        "state": Layout(state_fields).markdown(),
+        "options": options_table(options_class),
+    }
+
+
+def write_blocks(path: Path, blocks: dict[str, str]) -> None:
+    """Command-line entry of a game's docs module: rewrite its blocks and say so."""
+    print(f"{path}: {'updated' if update_file(path, blocks) else 'up to date'}")

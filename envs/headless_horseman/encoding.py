@@ -21,12 +21,13 @@ P = C.MAX_PLAYERS
 N = C.NUM_CARDS
 T = len(C.TOKENS)
 SPACES = C.BOARD.bridge + 1
-HORSEMAN_SPACES = C.BOARD.bridge - C.BOARD.horseman_start + 1
+LOWEST_HORSEMAN = C.BOARD.horseman_start - 10  # room for boards with an earlier start
+HORSEMAN_SPACES = C.BOARD.bridge - LOWEST_HORSEMAN + 1
 
 PUBLIC_FIELDS = [
     Field("over", 1, "the game has ended"),
-    Field("ichabod", SPACES, "one-hot Ichabod's space, 0 (Van Tassel Farm) to 36 (Covered Bridge)"),
-    Field("horseman", HORSEMAN_SPACES, "one-hot Horseman's space, −10 (start) to 36"),
+    Field("ichabod", SPACES, "one-hot Ichabod's space, 0 (Van Tassel Farm) to the Covered Bridge"),
+    Field("horseman", HORSEMAN_SPACES, "one-hot Horseman's space, from 10 before his start"),
     Field("tokens_up", T, "face-up Scare tokens: pumpkin 1–4, owl, toad, crow, bat"),
     Field("speed_tile", 1, "Speed tile / 4"),
     Field("row", N, "multi-hot: cards face up in the row this turn"),
@@ -89,8 +90,10 @@ class Encoder:
     def _public(self, state: State, out: np.ndarray, layout: Layout, me: int) -> list[int]:
         o = layout.offsets
         relative = self.relative[me]
-        board = self.rules.board
-        ones = [o["ichabod"] + state.ichabod, o["horseman"] + state.horseman - board.horseman_start]
+        ones = [
+            o["ichabod"] + state.ichabod,
+            o["horseman"] + state.horseman - C.BOARD.horseman_start,
+        ]
         ones += [o["tokens_up"] + t for t in state.tokens[: state.flipped]]
         ones += [o["row"] + c for c in state.row]
         ones += [o["discard_pile"] + c for c in state.discard]

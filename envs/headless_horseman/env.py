@@ -4,9 +4,9 @@
 |---|---|
 | agents | `player_0` … `player_{n-1}`, n = 2–4 (default 3) |
 | actions | `Discrete(31)`, see RULES.md |
-| observation | `Box(0, 1, (235,), float32)` |
+| observation | `Box(0, 1, (313,), float32)` |
 | action_mask | `Box(0, 1, (31,), int8)`; in the AEC env all zeros for agents not to act |
-| state | `Box(0, 1, (512,), float32)` |
+| state | `Box(0, 1, (590,), float32)` |
 | rewards | shared: +1 win, −1 loss (+ `progress_reward` shaping) |
 """
 

@@ -52,7 +52,9 @@ class HeadlessHorsemanRules:
 
     num_actions = A.NUM_ACTIONS
 
-    def __init__(self, num_players: int, options: HeadlessHorsemanOptions) -> None:
+    def __init__(
+        self, num_players: int, options: HeadlessHorsemanOptions, board: C.Board = C.BOARD
+    ) -> None:
         bad = [
             s for s in options.handless_seats if not isinstance(s, int) or not 0 <= s < num_players
         ]
@@ -65,7 +67,9 @@ class HeadlessHorsemanRules:
             raise ConfigError(f"option 'speed_tile' must be 0 or more, got {options.speed_tile}")
         self.num_players = num_players
         self.options = options
-        self.board = C.BOARD
+        if board.bridge > C.BOARD.bridge or board.horseman_start < C.BOARD.horseman_start - 10:
+            raise ConfigError("a board must fit the observation layout of the default board")
+        self.board = board
         self.handless = frozenset(options.handless_seats)
         self.secret = dict(self.board.secret_paths)
         self.trees = frozenset(self.board.tree_spaces)

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envs.core.docs import action_table, update_file
-from envs.core.layout import Layout
-from envs.core.options import options_table
+from envs.core.docs import standard_blocks, write_blocks
 from envs.hexenflug import actions
 from envs.hexenflug.encoding import OBSERVATION_FIELDS, STATE_FIELDS
 from envs.hexenflug.options import HexenflugOptions
@@ -19,14 +17,8 @@ RULES_MD = Path(__file__).with_name("RULES.md")
 
 def blocks() -> dict[str, str]:
     """Block name -> generated Markdown."""
-    return {
-        "actions": action_table(actions.TABLE),
-        "observation": Layout(OBSERVATION_FIELDS).markdown(),
-        "state": Layout(STATE_FIELDS).markdown(),
-        "options": options_table(HexenflugOptions),
-    }
+    return standard_blocks(actions.TABLE, OBSERVATION_FIELDS, STATE_FIELDS, HexenflugOptions)
 
 
 if __name__ == "__main__":
-    changed = update_file(RULES_MD, blocks())
-    print(f"{RULES_MD}: {'updated' if changed else 'up to date'}")
+    write_blocks(RULES_MD, blocks())

@@ -1,0 +1,66 @@
+"""Rule-based Headless Horseman player that reads only its observation and mask.
+
+It values each number 1–6 by where Ichabod would land if that number matched: progress counts,
+a secret path is a bonus, a tree is worth its average spin, a Scare space is a heavy penalty, the
+bridge is best. It plays the card whose number makes a match with the row at once if one does, and
+otherwise the card of the best-valued number: every player using this rule ranks the numbers the
+same way, so team-mates tend to pick the same number (a focal point). Cards that make the Horseman
+ride far cost a little.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.core.layout import Layout
+from envs.headless_horseman import actions as A
+from envs.headless_horseman import components as C
+from envs.headless_horseman.encoding import OBSERVATION_FIELDS
+
+LAYOUT = Layout(OBSERVATION_FIELDS)
+BOARD = C.BOARD
+SCARE_PENALTY = 12.0
+MATCH_BONUS = 4.0
+RIDE_COST = 0.4
+
+
+def landing_value(position: int, steps: int) -> float:
+    """Worth of moving Ichabod ``steps`` from ``position`` (expected progress, minus scares)."""
+    target = position + steps
+    if position < BOARD.split_tree <= target:
+        return float(np.mean(BOARD.green_path_end)) - position
+    if target >= BOARD.bridge:
+        return 2.0 * (BOARD.bridge - position)
+    secret = dict(BOARD.secret_paths)
+    if target in secret:
+        return secret[target] - position + 1.0
+    if target in BOARD.tree_spaces:
+        return target + 2.0 - position
+    if target in BOARD.scare_spaces:
+        return steps - SCARE_PENALTY
+    return float(steps)
+
+
+class HeadlessHorsemanHeuristic:
+    """The match-seeking, scare-avoiding player described in the module docstring."""
+
+    name = "heuristic:focal"
+
+    def reset(self, seed: int | None = None) -> None:
+        """No memory between decisions."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.tolist() == [A.PLAY_TOP]:
+            return A.PLAY_TOP
+        position = int(np.argmax(observation[LAYOUT["ichabod"]]))
+        in_row = observation[LAYOUT["row_tops"]] > 0
+        speed = observation[LAYOUT["speed_tile"]][0] * 4
+        values = [landing_value(position, top) for top in range(1, C.NUM_TOPS + 1)]
+
+        def score(card: int) -> float:
+            top, bottom = C.top_of(card), C.bottom_of(card)
+            ride = speed if bottom == C.SPEED_ICON else bottom
+            return values[top - 1] + MATCH_BONUS * in_row[top - 1] - RIDE_COST * ride
+
+        return int(max(legal, key=score))
