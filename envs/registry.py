@@ -25,6 +25,7 @@ REGISTRY: dict[str, EnvSpec] = {
         "envs.headless_horseman", (2, 4), cooperative=True, parallel=True, score="scares"
     ),
     "hexenflug_v0": EnvSpec("envs.hexenflug", (2, 5), cooperative=False),
+    "voodoo_mania_v0": EnvSpec("envs.voodoo_mania", (2, 6), cooperative=False, parallel=True),
     "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True, score="stuns"),
 }
 

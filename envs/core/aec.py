@@ -131,7 +131,8 @@ class CauldronAECEnv(AECEnv):
             self.rewards[agent_name] = float(reward)
         seat = self.rules.acting_seat(self.game)
         if self.rules.is_over(self.game):
-            self.terminations = dict.fromkeys(self.agents, True)
+            ended = self.truncations if self.rules.is_truncated(self.game) else self.terminations
+            ended.update(dict.fromkeys(self.agents, True))
             self.infos = {a: self.rules.info(self.game, i) for i, a in enumerate(self.agents)}
         else:
             self.infos[self.agents[seat]] = self.rules.info(self.game, seat)

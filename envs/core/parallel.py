@@ -92,8 +92,9 @@ class CauldronParallelEnv(ParallelEnv):
         rewards = {a: float(r) for a, r in zip(self.agents, seat_rewards, strict=True)}
         observations = self._observations()
         infos = {a: self.rules.info(self.game, i) for i, a in enumerate(self.agents)}
-        terminations = dict.fromkeys(self.agents, over)
-        truncations = dict.fromkeys(self.agents, False)
+        truncated = over and self.rules.is_truncated(self.game)
+        terminations = dict.fromkeys(self.agents, over and not truncated)
+        truncations = dict.fromkeys(self.agents, truncated)
         if over:
             self.agents = []
         return observations, rewards, terminations, truncations, infos

@@ -38,6 +38,9 @@ class Rules(Protocol):
     def is_over(self, state: Any) -> bool:
         """Whether the game has ended."""
 
+    def is_truncated(self, state: Any) -> bool:
+        """Whether the game was cut short (it is then also over, but nobody won)."""
+
     def observe(self, state: Any, seat: int) -> np.ndarray:
         """``float32`` observation of ``seat`` laid out by ``observation_layout``."""
 

@@ -119,6 +119,10 @@ class HocusPocusRules:
     def is_over(self, state: State) -> bool:
         return state.phase == Phase.OVER
 
+    def is_truncated(self, state: State) -> bool:
+        """This game always ends by its rules."""
+        return False
+
     def phase_name(self, state: State) -> str:
         return state.phase.name.lower()
 

@@ -1,0 +1,46 @@
+"""PettingZoo environments ``voodoo_mania_v0`` (Parallel and AEC).
+
+| | |
+|---|---|
+| agents | `player_0` … `player_{n-1}`, n = 2–6 (default 4) |
+| actions | `Discrete(10)`: wait, play slot k side s, cycle slot k (see RULES.md) |
+| observation | `Box(0, 1, (416,), float32)` |
+| action_mask | `Box(0, 1, (10,), int8)`; in the AEC env all zeros for agents not to act |
+| state | `Box(0, 1, (2591,), float32)` |
+| rewards | at the end: +1 to each winner (fewest points), −1 to the others; or per round |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from envs.core.aec import CauldronAECEnv
+from envs.core.parallel import CauldronParallelEnv
+from envs.voodoo_mania.options import VoodooManiaOptions
+from envs.voodoo_mania.rules import VoodooManiaRules
+
+NAME = "voodoo_mania_v0"
+
+
+class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
+    """Voodoo Mania: every tick each seat chooses in turn, hidden from later seats."""
+
+    rules_class = VoodooManiaRules
+    options_class = VoodooManiaOptions
+    player_range = (2, 6)
+    default_players = 4
+    metadata = {"render_modes": ["ansi"], "name": NAME, "is_parallelizable": True}
+
+
+class parallel_env(CauldronParallelEnv):  # noqa: N801 (PettingZoo naming)
+    """Voodoo Mania with every player choosing each tick at once."""
+
+    aec_class = raw_env
+    metadata = {"render_modes": ["ansi"], "name": NAME, "is_parallelizable": True}
+
+
+def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
+    """The wrapped AEC environment (order enforcing), as ``envs.make(NAME)``."""
+    return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))
