@@ -25,8 +25,10 @@ baselines: install
 	$(PYTHON) -m eval.baselines --env hocus_pocus_v0 --players 2 4 6 --games 2000 --update-rules
 	$(PYTHON) -m eval.baselines --env hexenflug_v0 --players 2 4 --games 2000 --update-rules
 	$(PYTHON) -m eval.baselines --env headless_horseman_v0 --players 2 3 4 --games 2000 --update-rules
+	$(PYTHON) -m eval.baselines --env voodoo_mania_v0 --players 2 4 --games 2000 --update-rules
 
 docs:
 	$(PYTHON) -m envs.hocus_pocus.docs
 	$(PYTHON) -m envs.hexenflug.docs
 	$(PYTHON) -m envs.headless_horseman.docs
+	$(PYTHON) -m envs.voodoo_mania.docs

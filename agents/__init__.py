@@ -7,11 +7,13 @@ from agents.base import Agent
 from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
 from agents.random_agent import RandomAgent
+from agents.voodoo_mania_heuristic import ChainVoodoo, FastVoodoo
 from envs.core.errors import ConfigError
 
 HEURISTICS = {
     "hocus_pocus_v0": {"greedy": HocusPocusHeuristic},
     "headless_horseman_v0": {"focal": HeadlessHorsemanHeuristic},
+    "voodoo_mania_v0": {"fast": FastVoodoo, "chain": ChainVoodoo},
     "hexenflug_v0": {
         "cautious": hexenflug_heuristic.cautious,
         "greedy": hexenflug_heuristic.greedy,

@@ -106,7 +106,7 @@ def head_to_head_table(results: dict) -> str:
         margins = []
         for g in games:
             seats = seating((a, b), n, g.seed)
-            for spec in {seats[seat] for seat in g.info["winners"]}:
+            for spec in {seats[seat] for seat in g.info.get("winners", [])}:  # none if truncated
                 wins[spec] += 1
             score = {a: [], b: []}
             for seat, s in enumerate(g.info["scores"]):

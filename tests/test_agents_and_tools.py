@@ -107,3 +107,14 @@ def test_headless_horseman_heuristic_team_beats_random_team():
         for spec in ("random", "heuristic:focal")
     }
     assert wins["random"] < 45 and wins["heuristic:focal"] > 105
+
+
+def test_voodoo_heuristics_beat_random_head_to_head():
+    results = baselines.run("voodoo_mania_v0", [2], 30, workers=1)
+    for (pair, _), games in results.items():
+        if pair[0] == "random":
+            heuristic_wins = sum(
+                any(baselines.seating(pair, 2, g.seed)[s] == pair[1] for s in g.info["winners"])
+                for g in games
+            )
+            assert heuristic_wins >= 25, pair

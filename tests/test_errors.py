@@ -165,3 +165,22 @@ def test_parallel_penalty_mode_ends_the_game():
     _, rewards, terms, _, infos = env.step({"player_0": legal, "player_1": illegal})
     assert rewards == {"player_0": 0.0, "player_1": -1.0} and all(terms.values())
     assert infos["player_1"]["illegal_action"] and env.agents == []
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"max_ticks": 0}, "'max_ticks' must be at least 1"),
+        ({"reward": "points"}, r"must be one of \['win_loss', 'per_round'\]"),
+        ({"cycle_anytime": 1}, "must be of type bool"),
+        ({"rounds": 5}, "unknown option"),
+    ],
+)
+def test_voodoo_mania_bad_options(options, match):
+    with pytest.raises(envs.ConfigError, match=match):
+        envs.make("voodoo_mania_v0", **options)
+
+
+def test_voodoo_mania_bad_player_count():
+    with pytest.raises(envs.ConfigError, match="takes 2 to 6 players, got 7"):
+        envs.make_parallel("voodoo_mania_v0", num_players=7)

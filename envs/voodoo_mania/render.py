@@ -23,6 +23,8 @@ def event_text(rules: VoodooManiaRules, event: tuple) -> str:
         return f"player_{seat} {shout} {side_text(rules, card, side)}"
     if kind == "cycle":
         return f"player_{rest[0]} cycles a card"
+    if kind == "stalled":
+        return "nobody can ever play on this pair: the round ends"
     if kind == "round":
         return f"round {rest[0] + 1} over, points {list(rest[1])}"
     return f"truncated after {rest[0]} ticks"

@@ -59,6 +59,10 @@ class VoodooManiaRules:
         self.options = options
         self.deck = C.load_deck()
         self.per_player = C.CARDS_PER_PLAYER[num_players]
+        # playable_on[card]: the wanted pairs this card can answer (shown, or missing: Voodoo!)
+        self.playable_on = [
+            frozenset(a.shows | b.shows | {a.missing, b.missing}) for a, b in self.deck
+        ]
         self.encoder = Encoder(self)
         self.observation_layout = self.encoder.observation_layout
         self.state_layout = self.encoder.state_layout
@@ -182,6 +186,9 @@ class VoodooManiaRules:
             self._play(state, winner, slot, side)
             if not state.hands[winner] and not state.piles[winner]:
                 rewards = self._end_round(state)
+            elif self._stalled(state):
+                state.log.append(("stalled", state.round))
+                rewards = self._end_round(state)
         if state.phase != Phase.OVER and state.tick >= self.options.max_ticks:
             state.phase = Phase.OVER
             state.truncated = True
@@ -189,6 +196,14 @@ class VoodooManiaRules:
         if len(state.log) > 32:
             del state.log[:-16]
         return rewards
+
+    def _stalled(self, state: State) -> bool:
+        """A stalled table (components.md leaves it open): no card in any hand or own pile can
+        be played on the wanted pair, so nothing can ever change; the round then ends."""
+        wanted = self.wanted(state)
+        return not any(
+            wanted in self.playable_on[c] for cards in state.hands + state.piles for c in cards
+        )
 
     def _cycle(self, state: State, seat: int, slot: int) -> None:
         """Slide a hand card under the own pile and replace it with the pile's top card."""
