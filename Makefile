@@ -1,10 +1,12 @@
 # Cauldron tasks. PYTHON can point at another interpreter: make test PYTHON=.venv/bin/python
 PYTHON ?= python
 
-.PHONY: install demo test lint bench baselines docs
+.PHONY: install demo test lint bench results docs
 
+# torch first: the CPU build on this disk; a plain "torch" requirement pulls a CUDA build.
 install:
-	$(PYTHON) -m pip install --quiet -e ".[dev]"
+	$(PYTHON) -m pip install --quiet torch==2.13.0
+	$(PYTHON) -m pip install --quiet -e ".[dev,train]"
 
 demo: install
 	$(PYTHON) -m eval.demo --players 4 --seed 0
@@ -21,11 +23,11 @@ bench: install
 	$(PYTHON) -m pip install --quiet -e ".[bench]"
 	$(PYTHON) -m eval.bench --all-players
 
-baselines: install
-	$(PYTHON) -m eval.baselines --env hocus_pocus_v0 --players 2 4 6 --games 2000 --update-rules
-	$(PYTHON) -m eval.baselines --env hexenflug_v0 --players 2 4 --games 2000 --update-rules
-	$(PYTHON) -m eval.baselines --env headless_horseman_v0 --players 2 3 4 --games 2000 --update-rules
-	$(PYTHON) -m eval.baselines --env voodoo_mania_v0 --players 2 4 --games 2000 --update-rules
+# Evaluate every baseline of every game (configs/eval), write docs/results/ and RULES.md tables.
+results: install
+	for config in configs/eval/*.yaml; do \
+		$(PYTHON) -m eval $$config --out docs/results --update-rules || exit 1; \
+	done
 
 docs:
 	$(PYTHON) -m envs.hocus_pocus.docs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agents import hexenflug_heuristic
 from agents.base import Agent
+from agents.checkpoints import load_sb3_agent, load_torch_agent
 from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
 from agents.random_agent import RandomAgent
@@ -22,10 +23,15 @@ HEURISTICS = {
 
 
 def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:
-    """An agent from a spec string: ``random`` or ``heuristic:<name>``."""
+    """An agent from a spec string: ``random``, ``heuristic:<name>``, ``torch:<checkpoint>`` or
+    ``sb3:<checkpoint>`` (trained checkpoints; see :mod:`agents.checkpoints`)."""
     if spec == "random":
         return RandomAgent(seed)
     kind, _, name = spec.partition(":")
+    if kind == "torch":
+        return load_torch_agent(name, env_id, seed)
+    if kind == "sb3":
+        return load_sb3_agent(name, env_id, seed)
     if kind == "heuristic":
         known = HEURISTICS.get(env_id, {})
         if name not in known:
@@ -34,7 +40,10 @@ def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:
                 f"{[f'heuristic:{k}' for k in known]}"
             )
         return known[name]()
-    raise ConfigError(f"unknown agent spec {spec!r}; use 'random' or 'heuristic:<name>'")
+    raise ConfigError(
+        f"unknown agent spec {spec!r}; use 'random', 'heuristic:<name>', 'torch:<path>' or "
+        "'sb3:<path>'"
+    )
 
 
 __all__ = ["Agent", "HocusPocusHeuristic", "RandomAgent", "make_agent"]

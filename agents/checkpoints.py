@@ -1,0 +1,87 @@
+"""Agents loaded from trained checkpoints: ``torch:<path>`` and ``sb3:<path>``.
+
+Both check that the checkpoint was trained for the environment it is asked to play and that its
+observation and action sizes match, and say so clearly otherwise. Torch is imported only here,
+so the environments and baselines work without the training extra.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import envs
+from envs.core.errors import ConfigError
+
+SB3_META = (
+    ".cauldron.json"  # sidecar of an SB3 zip: {"env_id", "obs_size", "num_actions", "net_arch"}
+)
+
+
+def _require(path: str, kind: str) -> Path:
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"{kind} checkpoint {path!r} not found")
+    return file
+
+
+def _check(meta: dict, env_id: str, path: Path) -> None:
+    if meta.get("env_id") != env_id:
+        raise ConfigError(
+            f"checkpoint {str(path)!r} was trained for {meta.get('env_id')!r}, not {env_id!r}"
+        )
+    env = envs.make(env_id)
+    obs = env.observation_space("player_0")["observation"].shape[0]
+    actions = env.action_space("player_0").n
+    if (meta.get("obs_size"), meta.get("num_actions")) != (obs, actions):
+        raise ConfigError(
+            f"checkpoint {str(path)!r} expects observations of {meta.get('obs_size')} and "
+            f"{meta.get('num_actions')} actions; {env_id} has {obs} and {actions}"
+        )
+
+
+def _imports(kind: str):
+    try:
+        if kind == "torch":
+            from agents import torch_policy
+
+            return torch_policy
+        from agents import sb3_policy
+
+        return sb3_policy
+    except ImportError as err:
+        raise ConfigError(
+            f"{kind}: agents need the training extra: pip install torch==2.13.0 && "
+            f"pip install -e '.[train]' ({err})"
+        ) from err
+
+
+def load_torch_agent(path: str, env_id: str, seed: int | None = None):
+    """A :class:`agents.torch_policy.TorchAgent` from a PyTorch checkpoint."""
+    torch_policy = _imports("torch")
+    file = _require(path, "torch")
+    try:
+        net, meta = torch_policy.load_checkpoint(file)
+    except Exception as err:  # torch raises many kinds (pickle, zip, key, size errors)
+        raise ConfigError(f"cannot load torch checkpoint {path!r}: {err}") from err
+    _check(meta, env_id, file)
+    return torch_policy.TorchAgent(net, f"torch:{path}", seed=seed)
+
+
+def load_sb3_agent(path: str, env_id: str, seed: int | None = None):
+    """An agent from a MaskablePPO zip and its ``.cauldron.json`` sidecar, rebuilt from the
+    policy weights alone (``weights_only``), never unpickling the zip's other contents."""
+    sb3_policy = _imports("sb3")
+    file = _require(path, "sb3")
+    meta_file = file.with_name(file.name + SB3_META)
+    if not meta_file.is_file():
+        raise ConfigError(f"sb3 checkpoint {path!r} has no {meta_file.name} beside it")
+    meta = json.loads(meta_file.read_text())
+    _check(meta, env_id, file)
+    try:
+        with zipfile.ZipFile(file) as archive:
+            weights = archive.read("policy.pth")
+    except (zipfile.BadZipFile, KeyError) as err:
+        raise ConfigError(f"{path!r} is not a Stable-Baselines3 zip with policy.pth") from err
+    return sb3_policy.SB3Agent.from_weights(weights, meta, f"sb3:{path}")

@@ -1,0 +1,102 @@
+"""The PyTorch policy network shared by the PyTorch trainer and the ``torch:`` agents.
+
+A checkpoint is a ``torch.save`` of a plain dict (loadable with ``weights_only=True``)::
+
+    {"format": "cauldron-torch-v1", "env_id": str, "obs_size": int, "num_actions": int,
+     "hidden": [int, ...], "state_size": int, "state_dict": {...}}
+
+``state_size`` is 0 unless the critic is centralized (fed by ``state()``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+FORMAT = "cauldron-torch-v1"
+
+
+def mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [nn.Linear(a, b), nn.Tanh()]
+    return nn.Sequential(*layers)
+
+
+class PolicyNet(nn.Module):
+    """Masked categorical actor and value critic (the critic may read ``state()`` instead)."""
+
+    def __init__(
+        self, obs_size: int, num_actions: int, hidden: list[int], state_size: int = 0
+    ) -> None:
+        super().__init__()
+        self.actor = nn.Sequential(mlp([obs_size, *hidden]), nn.Linear(hidden[-1], num_actions))
+        self.critic = nn.Sequential(
+            mlp([state_size or obs_size, *hidden]), nn.Linear(hidden[-1], 1)
+        )
+        self.config = {
+            "obs_size": int(obs_size),
+            "num_actions": int(num_actions),
+            "hidden": [int(h) for h in hidden],
+            "state_size": int(state_size),
+        }
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Action logits with illegal actions at a very low value."""
+        return self.actor(obs).masked_fill(mask == 0, -1e9)
+
+    def value(self, critic_input: torch.Tensor) -> torch.Tensor:
+        return self.critic(critic_input).squeeze(-1)
+
+
+def save_checkpoint(net: PolicyNet, env_id: str, path: Path, extra: dict | None = None) -> None:
+    """Write ``net`` for ``env_id`` in the checkpoint format above."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(
+        {
+            "format": FORMAT,
+            "env_id": env_id,
+            **net.config,
+            "state_dict": net.state_dict(),
+            **(extra or {}),
+        },
+        path,
+    )
+
+
+def load_checkpoint(path: Path) -> tuple[PolicyNet, dict[str, Any]]:
+    """The network and the metadata of a checkpoint, loaded with ``weights_only=True``."""
+    data = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a Cauldron PyTorch checkpoint ({FORMAT})")
+    net = PolicyNet(data["obs_size"], data["num_actions"], data["hidden"], data["state_size"])
+    net.load_state_dict(data["state_dict"])
+    net.eval()
+    return net, data
+
+
+class TorchAgent:
+    """Plays a trained :class:`PolicyNet`: the most likely legal action (or a sample)."""
+
+    def __init__(
+        self, net: PolicyNet, name: str, sample: bool = False, seed: int | None = None
+    ) -> None:
+        self.net, self.name, self.sample = net, name, sample
+        self.generator = torch.Generator().manual_seed(seed or 0)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.generator.manual_seed(seed)
+
+    @torch.no_grad()
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        obs = torch.as_tensor(observation, dtype=torch.float32)[None]
+        mask = torch.as_tensor(action_mask)[None]
+        logits = self.net.masked_logits(obs, mask)[0]
+        if self.sample:
+            return int(torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator))
+        return int(torch.argmax(logits))

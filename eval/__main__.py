@@ -1,0 +1,50 @@
+"""Evaluate agents from a YAML config: ``python -m eval configs/eval/<game>.yaml``.
+
+Writes ``results.json``, ``report.md`` and PNG plots to ``<out>/<name>/`` and prints the main
+table. ``--update-rules`` also writes the main table into the game's RULES.md (baselines block).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+import envs
+from envs.core.docs import update_file
+from envs.core.errors import ConfigError
+from eval import harness, report
+from eval.config import load_config
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__.splitlines()[0])
+    parser.add_argument("config", help="YAML file (see configs/eval/)")
+    parser.add_argument("--workers", type=int, help="override the config's worker count")
+    parser.add_argument("--out", help="override the config's output root")
+    parser.add_argument(
+        "--update-rules", action="store_true", help="write the main table into the game's RULES.md"
+    )
+    args = parser.parse_args(argv)
+    config = load_config(args.config)
+    overrides = {"workers": args.workers, "out": args.out}
+    config = config.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    summary = harness.summarize(config, harness.play_all(config))
+    folder = Path(config.out) / config.name
+    path = report.write(summary, folder)
+    print(report.main_table(summary))
+    print(f"\nreport: {path}")
+    if args.update_rules:
+        module = importlib.import_module(envs.spec(config.env).module)
+        update_file(
+            Path(module.__file__).with_name("RULES.md"), {"baselines": report.main_table(summary)}
+        )
+    return summary
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except ConfigError as err:
+        sys.exit(f"error: {err}")

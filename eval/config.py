@@ -1,0 +1,101 @@
+"""The evaluation config (YAML), validated before any game is played.
+
+env: hocus_pocus_v0          # a registered id
+players: [2, 4]              # player counts, within the game's range
+agents: [random, heuristic:greedy, torch:runs/x/final.pt]
+games: 500                   # seeded games per pairing and player count
+seed: 0                      # the first seed; every pairing plays the same seeds
+workers: 2                   # worker processes; results do not depend on it
+crossplay: true              # cooperative games: also pair every two agents
+options: {}                  # environment options
+out: runs/eval               # the run folder is out/<name>
+name: hocus_pocus            # defaults to the config file's stem
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+import envs
+from agents import make_agent
+from envs.core.errors import ConfigError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class EvalConfig(BaseModel):
+    """What to evaluate; see the module docstring for the YAML form."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    env: str = Field(description="registered environment id")
+    players: list[int] = Field(min_length=1, description="player counts")
+    agents: list[str] = Field(min_length=1, description="agent specs")
+    games: int = Field(200, ge=1, description="games per pairing and player count")
+    seed: int = Field(0, ge=0, description="first seed")
+    workers: int = Field(2, ge=1, le=64, description="worker processes")
+    crossplay: bool = Field(True, description="cooperative games: pair every two agents")
+    options: dict[str, Any] = Field(default_factory=dict, description="environment options")
+    out: str = Field("runs/eval", description="root of the run folders")
+    name: str = Field("eval", min_length=1, description="run folder name")
+
+    @field_validator("env")
+    @classmethod
+    def _known_env(cls, env: str) -> str:
+        envs.spec(env)
+        return env
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EvalConfig:
+        low, high = envs.spec(self.env).players
+        bad = [n for n in self.players if not low <= n <= high]
+        if bad:
+            raise ValueError(f"players {bad} outside {low}..{high} for {self.env}")
+        if len(set(self.agents)) != len(self.agents):
+            raise ValueError("agents must be distinct specs")
+        if not envs.spec(self.env).cooperative and len(self.agents) < 2:
+            raise ValueError("a competitive game needs at least two agents to compare")
+        envs.make(self.env, num_players=self.players[0], **self.options)
+        for spec in self.agents:
+            make_agent(spec, self.env)
+        return self
+
+
+def load_model(model: type[M], path: str | Path) -> M:
+    """Read YAML ``path`` into pydantic ``model`` (``name`` defaults to the file's stem)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} not found")
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys to values")
+    data.setdefault("name", path.stem)
+    return parse_model(model, data, str(path))
+
+
+def parse_model(model: type[M], data: dict[str, Any], where: str = "config") -> M:
+    """Validate ``data``; any problem raises :class:`ConfigError` naming each field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        problems = []
+        for e in err.errors():
+            field = ".".join(str(x) for x in e["loc"]) or "config"
+            if e["type"] == "extra_forbidden":
+                allowed = ", ".join(model.model_fields)
+                problems.append(f"unknown key {field!r} (allowed: {allowed})")
+            else:
+                problems.append(f"{field}: {e['msg']}")
+        raise ConfigError(f"{where}: " + "; ".join(problems)) from None
+
+
+def load_config(path: str | Path) -> EvalConfig:
+    return load_model(EvalConfig, path)
+
+
+def parse_config(data: dict[str, Any], where: str = "config") -> EvalConfig:
+    return parse_model(EvalConfig, data, where)

@@ -1,0 +1,142 @@
+"""The evaluation harness: configs, paired seeds, worker independence, reports; demo; bench."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import envs
+from agents import HEURISTICS
+from eval import __main__ as eval_cli
+from eval import bench, demo, harness, report
+from eval.config import load_config, parse_config
+
+
+def baseline_specs(env_id: str) -> list[str]:
+    return ["random"] + [f"heuristic:{h}" for h in HEURISTICS.get(env_id, {})]
+
+
+def config(env_id: str, players: list[int], games: int, workers: int = 1, **extra):
+    return parse_config(
+        {
+            "env": env_id,
+            "players": players,
+            "games": games,
+            "workers": workers,
+            "agents": baseline_specs(env_id),
+            **extra,
+        }
+    )
+
+
+def test_results_do_not_depend_on_worker_count():
+    one_cfg = config("hocus_pocus_v0", [2], 120, workers=1)
+    two_cfg = config("hocus_pocus_v0", [2], 120, workers=2)
+    one = harness.summarize(one_cfg, harness.play_all(one_cfg))
+    two = harness.summarize(two_cfg, harness.play_all(two_cfg))
+    assert one["rows"] == two["rows"]
+    assert "| random | 2 | 120 |" in report.team_table(one)
+
+
+def test_paired_seeds_every_pairing_plays_the_same_deals():
+    """Every lineup plays seeds seed .. seed + games - 1 (so the same deals)."""
+    cfg = config("headless_horseman_v0", [2], 6, seed=40)
+    results = harness.play_all(cfg)
+    assert len(results) == 3  # two teams and one cross-play pairing
+    assert {tuple(g.seed for g in games) for games in results.values()} == {tuple(range(40, 46))}
+
+
+def test_head_to_head_rotates_seats_and_rates_every_agent():
+    assert harness.seating(("a", "b"), 4, 0) == ["a", "b", "a", "b"]
+    assert harness.seating(("a", "b"), 4, 1) == ["b", "a", "b", "a"]
+    assert harness.seating(("a", "b"), 2, 3) == ["b", "a"]
+    cfg = config("hexenflug_v0", [2], 40)
+    summary = harness.summarize(cfg, harness.play_all(cfg))
+    assert [r["lineup"] for r in summary["rows"]] == [
+        ["random", "heuristic:cautious"],
+        ["random", "heuristic:greedy"],
+        ["heuristic:cautious", "heuristic:greedy"],
+    ]
+    ratings = summary["ratings"]["2"]
+    assert ratings["heuristic:cautious"]["mu"] > ratings["random"]["mu"]
+    assert "| heuristic:cautious | heuristic:greedy | 2 | 40 |" in report.head_to_head_table(
+        summary
+    )
+
+
+@pytest.mark.parametrize(
+    "env_id, games, at_least", [("hexenflug_v0", 100, 65), ("voodoo_mania_v0", 30, 25)]
+)
+def test_heuristics_beat_random_head_to_head(env_id, games, at_least):
+    cfg = config(env_id, [2], games)
+    for row in harness.summarize(cfg, harness.play_all(cfg))["rows"]:
+        a, b = row["lineup"]
+        if a == "random":
+            assert row["wins"][b]["count"] >= at_least, row
+
+
+def test_cli_writes_results_report_and_plots(tmp_path, capsys):
+    path = tmp_path / "coop.yaml"
+    path.write_text(
+        "env: headless_horseman_v0\nplayers: [2]\nagents: [random, heuristic:focal]"
+        f"\ngames: 20\nworkers: 1\nout: {tmp_path}\n"
+    )
+    summary = eval_cli.main([str(path)])
+    folder = tmp_path / "coop"
+    assert {p.name for p in folder.iterdir()} == {
+        "results.json",
+        "report.md",
+        "win_rates.png",
+        "crossplay.png",
+    }
+    assert json.loads((folder / "results.json").read_text())["rows"] == summary["rows"]
+    assert "## Cross-play" in (folder / "report.md").read_text()
+    assert "| heuristic:focal | 2 | 20 |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["hocus_pocus", "hexenflug", "headless_horseman", "voodoo_mania"])
+def test_shipped_configs_are_valid(name):
+    cfg = load_config(f"configs/eval/{name}.yaml")
+    assert (
+        cfg.name == name and cfg.games >= 2000 and set(baseline_specs(cfg.env)) <= set(cfg.agents)
+    )
+
+
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        ({"gmaes": 10}, r"unknown key 'gmaes' \(allowed: env, players"),
+        ({"games": 0}, "games: Input should be greater than or equal to 1"),
+        ({"games": "10"}, "games: Input should be a valid integer"),
+        ({"players": [9]}, r"players \[9\] outside 2..6"),
+        ({"env": "chess_v6"}, "unknown environment id 'chess_v6'"),
+        ({"agents": ["heuristic:nope"]}, "unknown heuristic 'nope'"),
+        ({"agents": ["random", "random"]}, "agents must be distinct"),
+        ({"options": {"sunrise_step": 2}}, "unknown option"),
+    ],
+)
+def test_bad_configs_are_rejected_with_a_clear_message(data, match):
+    base = {"env": "hocus_pocus_v0", "players": [2], "agents": ["random"], "games": 5}
+    with pytest.raises(envs.ConfigError, match=match):
+        parse_config({**base, **data})
+
+
+def test_competitive_config_needs_two_agents_and_missing_file_is_clear(tmp_path):
+    with pytest.raises(envs.ConfigError, match="at least two agents"):
+        parse_config({"env": "hexenflug_v0", "players": [2], "agents": ["random"]})
+    with pytest.raises(envs.ConfigError, match="not found"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_demo_plays_a_game_to_the_end(capsys):
+    info = demo.main(["--players", "3", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert info["outcome"] in (-1, 1) and "Cauldron:" in out and "=== final ===" in out
+
+
+def test_bench_prints_a_table_with_ratios(capsys):
+    results = bench.main(["--steps", "300", "--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "hocus_pocus_v0" in results and results["hocus_pocus_v0"]["median"] > 0
+    assert "voodoo_mania_v0 [parallel]" in results and "agent-steps/s" in out

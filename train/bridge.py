@@ -1,0 +1,123 @@
+"""A Gymnasium single-agent view of a Cauldron AEC game, for SB3 and the PyTorch trainer.
+
+*Cooperative* games: the learner acts for every seat (one policy, shared parameters) and is paid
+the team reward. *Competitive* games: the learner takes one seat, rotated every episode, and the
+other seats are played by opponents drawn from a pool (random, heuristics, frozen snapshots of the
+learner); the learner's reward is its own, including the end-of-game reward whichever seat's move
+ended the game. Observations are the acting seat's observation vector; :meth:`action_masks`
+returns the same mask as the observation's ``action_mask``. The game runs with
+``illegal_action="penalty"`` (unless the options say otherwise), so an unmasked illegal action, as
+SB3's ``check_env`` sends, ends the episode with ``illegal_reward`` instead of raising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import envs
+from agents import Agent
+
+OpponentFactory = Callable[[np.random.Generator], Agent]
+
+
+class SingleAgentBridge(gym.Env):
+    """One learner against (or with) the rest of the table; see the module docstring."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        env_id: str,
+        num_players: int,
+        options: dict[str, Any] | None = None,
+        opponents: Sequence[OpponentFactory] = (),
+        seed: int = 0,
+    ) -> None:
+        self.env_id = env_id
+        self.cooperative = envs.spec(env_id).cooperative
+        if not self.cooperative and not opponents:
+            raise envs.ConfigError(f"{env_id} is competitive: the learner needs opponents")
+        options = {"illegal_action": "penalty", **(options or {})}
+        self.aec = envs.make(env_id, num_players=num_players, **options)
+        first = self.aec.possible_agents[0]
+        self.observation_space = self.aec.observation_space(first)["observation"]
+        self.action_space = self.aec.action_space(first)
+        self.opponents = list(opponents)
+        self.rng = np.random.default_rng(seed)
+        self.episodes = 0
+        self.learner = first
+        self._players: dict[str, Agent] = {}
+        self._mask = np.zeros(self.action_space.n, np.int8)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self.aec.reset(seed=int(self.rng.integers(2**31)))
+        agents = self.aec.possible_agents
+        self.learner = agents[self.episodes % len(agents)]
+        self.episodes += 1
+        if not self.cooperative:
+            self._players = {}
+            for agent in agents:
+                if agent != self.learner:
+                    pick = self.opponents[int(self.rng.integers(len(self.opponents)))]
+                    self._players[agent] = pick(self.rng)
+                    self._players[agent].reset(int(self.rng.integers(2**31)))
+        self._return = 0.0
+        reward, _ = self._play_others(0.0)
+        return self._observation(), {"learner": self.learner, "reward_before_first_move": reward}
+
+    def step(self, action: int):
+        self.aec.step(int(action))
+        reward, done = self._play_others(self._step_reward())
+        if not done:
+            return self._observation(), reward, False, False, {}
+        info = {**self.aec.infos.get(self.learner, {}), "episode_return": self._return}
+        truncated = bool(all(self.aec.truncations.values()))
+        self._mask = np.ones(self.action_space.n, np.int8)
+        return (
+            np.zeros(self.observation_space.shape, np.float32),
+            reward,
+            not truncated,
+            truncated,
+            info,
+        )
+
+    def action_masks(self) -> np.ndarray:
+        """The mask of the decision the learner now faces (as in the observation dict)."""
+        return self._mask.astype(bool)
+
+    def state(self) -> np.ndarray:
+        """The full-information ``state()`` of the underlying game (for a centralized critic)."""
+        return self.aec.unwrapped.state()
+
+    # ------------------------------------------------------------------ internals
+    def _step_reward(self) -> float:
+        """The learner's reward from the latest AEC step (the team's, in cooperative games)."""
+        return float(self.aec.rewards[self.learner])
+
+    def _over(self) -> bool:
+        return all(self.aec.terminations.values()) or all(self.aec.truncations.values())
+
+    def _play_others(self, reward: float) -> tuple[float, bool]:
+        """Let the opponents move until the learner must act or the game ends; return the
+        learner's reward since its last action and whether the game is over."""
+        aec = self.aec
+        while not self._over() and not (self.cooperative or aec.agent_selection == self.learner):
+            agent = aec.agent_selection
+            obs = aec.observe(agent)
+            aec.step(self._players[agent].act(obs["observation"], obs["action_mask"]))
+            reward += self._step_reward()
+        self._return += reward
+        return reward, self._over()
+
+    def _observation(self) -> np.ndarray:
+        obs = self.aec.observe(self.aec.agent_selection)
+        self._mask = obs["action_mask"]
+        return obs["observation"]

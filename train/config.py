@@ -1,0 +1,85 @@
+"""The training config (YAML), validated before any work starts.
+
+Every field is documented below; unknown keys, wrong types and impossible values are rejected
+with a message naming the field and what is allowed. The config is saved with the run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+import envs
+from agents import make_agent
+from eval.config import load_model, parse_model
+
+
+class TrainConfig(BaseModel):
+    """A training run: the game, the trainer, its hyperparameters, evaluation and output."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = Field("run", min_length=1, description="run folder name under `out`")
+    env: str = Field(description="registered environment id")
+    num_players: int = Field(2, description="players at the table")
+    options: dict[str, Any] = Field(default_factory=dict, description="environment options")
+    trainer: Literal["torch", "sb3"] = Field("torch", description="PyTorch PPO or SB3 MaskablePPO")
+    seed: int = Field(0, ge=0, description="seeds every generator of the run")
+    total_steps: int = Field(100_000, ge=1, description="learner decisions to train for")
+    num_envs: int = Field(8, ge=1, le=256, description="games stepped in lockstep")
+    rollout_steps: int = Field(128, ge=1, description="steps per game between updates")
+    learning_rate: float = Field(3e-4, gt=0, le=1)
+    gamma: float = Field(0.99, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip: float = Field(0.2, gt=0, le=1)
+    epochs: int = Field(4, ge=1)
+    minibatches: int = Field(4, ge=1)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    hidden: list[int] = Field([128, 128], min_length=1, description="hidden layer sizes")
+    centralized_critic: bool = Field(False, description="cooperative games: critic reads state()")
+    opponents: list[str] = Field(
+        default_factory=list, description="competitive games: opponent agent specs"
+    )
+    self_play_every: int = Field(0, ge=0, description="updates between self-play snapshots")
+    eval_every: int = Field(10, ge=1, description="updates between evaluations")
+    eval_games: int = Field(50, ge=1, description="games per periodic evaluation")
+    final_eval_games: int = Field(500, ge=1, description="games per pairing at the end")
+    out: str = Field("runs/train", description="root of the run folders")
+    resume: bool = Field(False, description="continue from the run folder's last state")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TrainConfig:
+        spec = envs.spec(self.env)
+        low, high = spec.players
+        if not low <= self.num_players <= high:
+            raise ValueError(f"num_players {self.num_players} outside {low}..{high}")
+        envs.make(self.env, num_players=self.num_players, **self.options)
+        if spec.cooperative and self.opponents:
+            raise ValueError(f"{self.env} is cooperative: opponents must be empty")
+        if not spec.cooperative and not self.opponents and not self.self_play_every:
+            raise ValueError(f"{self.env} is competitive: give opponents or self_play_every")
+        if self.self_play_every and self.trainer != "torch":
+            raise ValueError("self_play_every (self-play snapshots) needs trainer 'torch'")
+        if self.centralized_critic and (not spec.cooperative or self.trainer != "torch"):
+            raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
+        for opponent in self.opponents:
+            make_agent(opponent, self.env)
+        if (self.num_envs * self.rollout_steps) % self.minibatches:
+            raise ValueError("num_envs * rollout_steps must be divisible by minibatches")
+        return self
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.out) / self.name
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    return load_model(TrainConfig, path)
+
+
+def parse_config(data: dict[str, Any], where: str = "config") -> TrainConfig:
+    return parse_model(TrainConfig, data, where)

@@ -1,0 +1,224 @@
+"""Proximal Policy Optimization with action masks for Cauldron games, in one file (after
+CleanRL's ``ppo.py``).
+
+* One masked categorical policy with shared parameters plays every seat it controls (all seats of
+  a cooperative game; its own seat, rotated each episode, against an opponent pool in a
+  competitive one) through :class:`train.bridge.SingleAgentBridge`.
+* ``num_envs`` games are stepped in lockstep; each step runs the network once on the batch.
+* ``centralized_critic``: the value head reads the game's full ``state()`` (cooperative games),
+  the policy still reads only the player's observation.
+* ``self_play_every``: frozen snapshots of the policy join the opponent pool.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+from agents import Agent, make_agent
+from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
+from train.bridge import SingleAgentBridge
+from train.config import TrainConfig
+from train.runlog import RunLog
+
+MAX_SNAPSHOTS = 5
+
+
+def opponent_pool(config: TrainConfig) -> list:
+    """Factories of the opponents named in the config (self-play snapshots are added later)."""
+    return [
+        lambda rng, spec=spec: make_agent(spec, config.env, int(rng.integers(2**31)))
+        for spec in config.opponents
+    ]
+
+
+def critic_input(env: SingleAgentBridge, obs: np.ndarray, centralized: bool) -> np.ndarray:
+    return env.state() if centralized else obs
+
+
+def evaluate(agent: Agent, config: TrainConfig, games: int, seed: int) -> dict[str, float]:
+    """``games`` games of ``agent``: the team's win rate (cooperative) or its win rate against
+    the baseline pool (competitive), and the mean episode return."""
+    from agents import HEURISTICS
+
+    specs = ["random"] + [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
+    pool = [lambda rng, s=s: make_agent(s, config.env, int(rng.integers(2**31))) for s in specs]
+    env = SingleAgentBridge(config.env, config.num_players, config.options, pool, seed=seed)
+    wins, returns = 0, []
+    for _ in range(games):
+        obs, _ = env.reset()
+        done = False
+        while not done:
+            obs, _, term, trunc, info = env.step(agent.act(obs, env.action_masks()))
+            done = term or trunc
+        returns.append(info["episode_return"])
+        wins += info["episode_return"] > 0
+    return {"win_rate": wins / games, "mean_return": float(np.mean(returns))}
+
+
+def train(config: TrainConfig, log: RunLog) -> Path:
+    """Train, log, checkpoint; return the final checkpoint's path."""
+    folder = config.folder
+    rng = np.random.default_rng(config.seed)
+    torch.manual_seed(config.seed)
+    pool = opponent_pool(config)
+    games = [
+        SingleAgentBridge(
+            config.env, config.num_players, config.options, pool, seed=config.seed + i
+        )
+        for i in range(config.num_envs)
+    ]
+    n_envs, n_steps = config.num_envs, config.rollout_steps
+    obs_size = games[0].observation_space.shape[0]
+    n_actions = int(games[0].action_space.n)
+    state_size = games[0].state().shape[0] if config.centralized_critic else 0
+    net = PolicyNet(obs_size, n_actions, config.hidden, state_size)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+    start, snapshots = 0, 0
+    resume_file = folder / "train_state.pt"
+    if config.resume and resume_file.is_file():
+        saved = torch.load(resume_file, map_location="cpu", weights_only=True)
+        net.load_state_dict(saved["net"])
+        optimizer.load_state_dict(saved["optimizer"])
+        start = int(saved["update"])
+        log.message(f"resumed at update {start}")
+
+    critic_size = state_size or obs_size
+    obs_buf = torch.zeros(n_steps, n_envs, obs_size)
+    critic_buf = torch.zeros(n_steps, n_envs, critic_size)
+    mask_buf = torch.zeros(n_steps, n_envs, n_actions, dtype=torch.bool)
+    actions = torch.zeros(n_steps, n_envs, dtype=torch.long)
+    logprobs = torch.zeros(n_steps, n_envs)
+    rewards = torch.zeros(n_steps, n_envs)
+    dones = torch.zeros(n_steps, n_envs)
+    values = torch.zeros(n_steps, n_envs)
+
+    obs_list = [g.reset(seed=int(rng.integers(2**31)))[0] for g in games]
+    next_obs = torch.as_tensor(np.stack(obs_list))
+    next_mask = torch.as_tensor(np.stack([g.action_masks() for g in games]))
+    next_critic = torch.as_tensor(
+        np.stack(
+            [
+                critic_input(g, o, config.centralized_critic)
+                for g, o in zip(games, obs_list, strict=True)
+            ]
+        )
+    )
+    next_done = torch.zeros(n_envs)
+    recent = deque(maxlen=100)
+    batch = n_envs * n_steps
+    updates = math.ceil(config.total_steps / batch)
+    log.start(total=updates * batch, done=start * batch)
+    for update in range(start, updates):
+        began = time.perf_counter()
+        for t in range(n_steps):
+            obs_buf[t], critic_buf[t], mask_buf[t], dones[t] = (
+                next_obs,
+                next_critic,
+                next_mask,
+                next_done,
+            )
+            with torch.no_grad():
+                dist = Categorical(logits=net.masked_logits(next_obs, next_mask))
+                action = dist.sample()
+                values[t] = net.value(next_critic)
+            actions[t], logprobs[t] = action, dist.log_prob(action)
+            step_obs, step_critic, step_mask, step_done = [], [], [], []
+            for i, game in enumerate(games):
+                obs, reward, term, trunc, info = game.step(int(action[i]))
+                rewards[t, i] = reward
+                if term or trunc:
+                    recent.append(info["episode_return"])
+                    obs, _ = game.reset()
+                step_obs.append(obs)
+                step_mask.append(game.action_masks())
+                step_critic.append(critic_input(game, obs, config.centralized_critic))
+                step_done.append(float(term or trunc))
+            next_obs = torch.as_tensor(np.stack(step_obs))
+            next_mask = torch.as_tensor(np.stack(step_mask))
+            next_critic = torch.as_tensor(np.stack(step_critic))
+            next_done = torch.as_tensor(step_done)
+
+        # Generalized advantage estimation; ``dones[t]`` marks obs[t] as an episode's first.
+        with torch.no_grad():
+            next_value = net.value(next_critic)
+        advantages = torch.zeros_like(rewards)
+        last = torch.zeros(n_envs)
+        for t in reversed(range(n_steps)):
+            following_done = next_done if t == n_steps - 1 else dones[t + 1]
+            following_value = next_value if t == n_steps - 1 else values[t + 1]
+            alive = 1.0 - following_done
+            delta = rewards[t] + config.gamma * following_value * alive - values[t]
+            last = delta + config.gamma * config.gae_lambda * alive * last
+            advantages[t] = last
+        returns = advantages + values
+
+        b_obs, b_critic = obs_buf.reshape(batch, -1), critic_buf.reshape(batch, -1)
+        b_mask, b_actions = mask_buf.reshape(batch, -1), actions.reshape(-1)
+        b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
+        b_returns = returns.reshape(-1)
+        size = batch // config.minibatches
+        for _ in range(config.epochs):
+            order = torch.randperm(batch)
+            for lo in range(0, batch, size):
+                idx = order[lo : lo + size]
+                dist = Categorical(logits=net.masked_logits(b_obs[idx], b_mask[idx]))
+                ratio = (dist.log_prob(b_actions[idx]) - b_logprobs[idx]).exp()
+                adv = b_adv[idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                policy_loss = torch.max(
+                    -adv * ratio, -adv * ratio.clamp(1 - config.clip, 1 + config.clip)
+                ).mean()
+                value_loss = 0.5 * (net.value(b_critic[idx]) - b_returns[idx]).pow(2).mean()
+                entropy = dist.entropy().mean()
+                loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+                optimizer.step()
+
+        step = (update + 1) * batch
+        log.scalars(
+            step,
+            {
+                "train/mean_return": float(np.mean(recent)) if recent else 0.0,
+                "train/episodes": len(recent),
+                "loss/policy": policy_loss.item(),
+                "loss/value": value_loss.item(),
+                "loss/entropy": entropy.item(),
+                "perf/steps_per_second": batch / (time.perf_counter() - began),
+            },
+        )
+        if config.self_play_every and (update + 1) % config.self_play_every == 0:
+            frozen = copy.deepcopy(net)
+            if snapshots >= MAX_SNAPSHOTS:
+                pool.pop(len(config.opponents))
+            pool.append(lambda rng, net=frozen: TorchAgent(net, "snapshot"))
+            snapshots += 1
+        if (update + 1) % config.eval_every == 0 or update + 1 == updates:
+            learner = TorchAgent(net, "learner")
+            result = evaluate(
+                learner, config, config.eval_games, seed=config.seed + 10_000 + update
+            )
+            log.scalars(step, {f"eval/{k}": v for k, v in result.items()})
+            save_checkpoint(net, config.env, folder / "checkpoints" / f"step_{step}.pt")
+            torch.save(
+                {
+                    "net": net.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "update": update + 1,
+                },
+                resume_file,
+            )
+    final = folder / "final.pt"
+    save_checkpoint(net, config.env, final)
+    log.finish()
+    return final

@@ -1,0 +1,56 @@
+"""What a training run tells: a progress bar with the live return, a CSV file and TensorBoard."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from tqdm import tqdm
+
+
+class RunLog:
+    """Scalars go to ``<folder>/metrics.csv`` and TensorBoard (``<folder>/tb``); the progress
+    bar counts learner steps and shows the latest mean return and evaluation win rate."""
+
+    def __init__(self, folder: Path, quiet: bool = False) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        folder.mkdir(parents=True, exist_ok=True)
+        self.writer = SummaryWriter(str(folder / "tb"))
+        self.csv_path = folder / "metrics.csv"
+        self.quiet = quiet
+        self.bar: tqdm | None = None
+        self.rows: list[dict[str, float]] = []
+        self._done = 0
+
+    def start(self, total: int, done: int = 0) -> None:
+        self.bar = tqdm(total=total, initial=done, unit="step", disable=self.quiet, desc="training")
+        self._done = done
+
+    def scalars(self, step: int, values: dict[str, float]) -> None:
+        for key, value in values.items():
+            self.writer.add_scalar(key, value, step)
+        row = {"step": step, **values}
+        self.rows.append(row)
+        with self.csv_path.open("a", newline="") as file:
+            writer = csv.writer(file)
+            for key, value in values.items():
+                writer.writerow([step, key, value])
+        if self.bar is not None:
+            self.bar.update(max(0, step - self._done))
+            self._done = max(self._done, step)
+            shown = {
+                k.split("/")[-1]: f"{v:.3f}"
+                for k, v in values.items()
+                if k in ("train/mean_return", "eval/win_rate")
+            }
+            if shown:
+                self.bar.set_postfix(shown)
+
+    def message(self, text: str) -> None:
+        (self.bar.write if self.bar else print)(text)
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        self.writer.flush()
