@@ -1,12 +1,15 @@
 # Cauldron tasks. PYTHON can point at another interpreter: make test PYTHON=.venv/bin/python
 PYTHON ?= python
 
-.PHONY: install demo test lint bench results docs
+.PHONY: install quickstart demo test lint bench results docs
 
 # torch first: the CPU build on this disk; a plain "torch" requirement pulls a CUDA build.
 install:
 	$(PYTHON) -m pip install --quiet torch==2.13.0
 	$(PYTHON) -m pip install --quiet -e ".[dev,train]"
+
+quickstart: install
+	$(PYTHON) -m train configs/train/quickstart.yaml
 
 demo: install
 	$(PYTHON) -m eval.demo --players 4 --seed 0
@@ -22,6 +25,7 @@ lint:
 bench: install
 	$(PYTHON) -m pip install --quiet -e ".[bench]"
 	$(PYTHON) -m eval.bench --all-players
+	$(PYTHON) -m train.bench
 
 # Evaluate every baseline of every game (configs/eval), write docs/results/ and RULES.md tables.
 results: install

@@ -21,3 +21,10 @@ def test_bootstrap_mean_interval_is_reproducible_and_brackets_the_mean():
     assert low < mean < high and high - low < 0.4
     assert bootstrap_mean_interval(values, seed=1) == (mean, low, high)
     assert bootstrap_mean_interval([0.0] * 50) == (0.0, 0.0, 0.0)
+
+
+def test_wilson_interval_always_contains_the_rate():
+    for trials in (1, 7, 2000):
+        for successes in (0, trials // 2, trials):
+            low, high = wilson_interval(successes, trials)
+            assert low <= successes / trials <= high

@@ -19,7 +19,7 @@ from agents import HEURISTICS
 from envs.core.errors import ConfigError
 from eval import harness, report
 from eval.config import EvalConfig
-from train.config import TrainConfig, load_config
+from train.config import TrainConfig, load_config, parse_config
 from train.runlog import RunLog
 
 
@@ -47,8 +47,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m train", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="YAML file (see configs/train/)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--total-steps", type=int, help="override the config's step budget")
+    parser.add_argument("--name", help="override the config's run name")
     args = parser.parse_args(argv)
     config = load_config(args.config)
+    overrides = {"total_steps": args.total_steps, "name": args.name}
+    if any(v is not None for v in overrides.values()):
+        data = {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
+        config = parse_config(data, args.config)
     folder = config.folder
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.yaml").write_text(yaml.safe_dump(config.model_dump(), sort_keys=False))

@@ -1,0 +1,197 @@
+"""Training: configs, the SB3 bridge, tiny runs of both trainers on every game, resume, learning."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from stable_baselines3.common.env_checker import check_env
+
+import envs
+from agents import make_agent
+from envs.hexenflug import actions as HA
+from eval.play import play_team
+from train import __main__ as train_cli
+from train.bridge import SingleAgentBridge
+from train.config import load_config, parse_config
+
+OPPONENTS = {
+    "hexenflug_v0": ["random", "heuristic:cautious"],
+    "voodoo_mania_v0": ["random", "heuristic:fast"],
+}
+
+
+def tiny(env_id: str, trainer: str, tmp_path, **extra) -> dict:
+    return {
+        "name": f"{env_id}-{trainer}",
+        "env": env_id,
+        "num_players": 2,
+        "trainer": trainer,
+        "total_steps": 256,
+        "num_envs": 2,
+        "rollout_steps": 64,
+        "minibatches": 2,
+        "epochs": 1,
+        "hidden": [16],
+        "eval_every": 2,
+        "eval_games": 2,
+        "final_eval_games": 3,
+        "out": str(tmp_path),
+        "opponents": OPPONENTS.get(env_id, []),
+        **extra,
+    }
+
+
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        ({"lr": 0.1}, r"unknown key 'lr' \(allowed: name, env"),
+        ({"total_steps": "many"}, "total_steps: Input should be a valid integer"),
+        ({"gamma": 1.5}, "gamma: Input should be less than or equal to 1"),
+        ({"trainer": "dqn"}, "trainer: Input should be 'torch' or 'sb3'"),
+        ({"num_players": 9}, "num_players 9 outside 2..4"),
+        ({"opponents": ["random"]}, "cooperative: opponents must be empty"),
+        ({"minibatches": 7}, "divisible by minibatches"),
+        ({"options": {"speed": 4}}, "unknown option"),
+    ],
+)
+def test_bad_train_configs_are_rejected_before_any_work(data, match):
+    base = {"env": "headless_horseman_v0", "num_players": 2}
+    with pytest.raises(envs.ConfigError, match=match):
+        parse_config({**base, **data})
+
+
+def test_competitive_and_trainer_specific_checks():
+    with pytest.raises(envs.ConfigError, match="competitive: give opponents"):
+        parse_config({"env": "hexenflug_v0"})
+    with pytest.raises(envs.ConfigError, match="unknown heuristic"):
+        parse_config({"env": "hexenflug_v0", "opponents": ["heuristic:bold"]})
+    with pytest.raises(envs.ConfigError, match="centralized_critic needs a cooperative game"):
+        parse_config({"env": "hexenflug_v0", "opponents": ["random"], "centralized_critic": True})
+    with pytest.raises(envs.ConfigError, match="self_play_every .* needs trainer 'torch'"):
+        parse_config({"env": "hexenflug_v0", "trainer": "sb3", "self_play_every": 5})
+
+
+def test_shipped_train_configs_are_valid():
+    from pathlib import Path
+
+    names = sorted(p.stem for p in Path("configs/train").glob("*.yaml"))
+    assert "quickstart" in names
+    for game in ("hocus_pocus", "headless_horseman", "hexenflug", "voodoo_mania"):
+        for trainer in ("torch", "sb3"):
+            config = load_config(f"configs/train/{game}_{trainer}.yaml")
+            assert config.trainer == trainer and config.env == f"{game}_v0"
+
+
+@pytest.mark.parametrize("env_id", envs.ids())
+def test_bridge_passes_sb3_check_env_and_masks_match(env_id):
+    opponents = [lambda rng: make_agent("random", env_id)] if env_id in OPPONENTS else []
+    bridge = SingleAgentBridge(env_id, 2, opponents=opponents, seed=0)
+    check_env(bridge)
+    obs, _ = bridge.reset(seed=3)
+    aec = bridge.aec
+    assert np.array_equal(bridge.action_masks(), aec.observe(aec.agent_selection)["action_mask"])
+    assert np.array_equal(obs, aec.observe(aec.agent_selection)["observation"])
+
+
+def test_end_of_game_reward_reaches_the_learner_when_another_seat_ends_it():
+    """Scripted Hexenflug: the learner lands and skips; the opponent's draw empties both piles,
+    which ends the game at once; the learner, with more cards in hand, wins the tie-break."""
+
+    class AlwaysDraw:
+        def reset(self, seed=None):
+            pass
+
+        def act(self, observation, mask):
+            return HA.DRAW if mask[HA.DRAW] else int(np.flatnonzero(mask)[0])
+
+    bridge = SingleAgentBridge("hexenflug_v0", 2, opponents=[lambda rng: AlwaysDraw()], seed=0)
+    bridge.reset(seed=0)
+    assert bridge.learner == "player_0" and bridge.aec.agent_selection == "player_0"
+    game = bridge.aec.unwrapped.game
+    game.hands[0] = list(range(10, 74))
+    game.layouts[0][0] = [0]
+    game.draw_pile, game.discard = [74], []
+    bridge.aec.unwrapped._mask_key = None  # the state was edited by hand: recompute the mask
+    obs, reward, terminated, _, _ = bridge.step(HA.LAND + 0)
+    assert reward == 0.0 and not terminated
+    obs, reward, terminated, truncated, info = bridge.step(HA.SKIP)
+    assert terminated and not truncated and reward == 1.0 and info["winners"] == [0]
+
+
+@pytest.mark.parametrize("trainer", ["torch", "sb3"])
+@pytest.mark.parametrize("env_id", envs.ids())
+def test_tiny_run_saves_reloads_and_evaluates_a_checkpoint(env_id, trainer, tmp_path):
+    config = parse_config(tiny(env_id, trainer, tmp_path))
+    from train.runlog import RunLog
+
+    if trainer == "torch":
+        from train.ppo import train
+    else:
+        from train.sb3 import train
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    agent = make_agent(f"{trainer}:{checkpoint}", env_id)
+    env = envs.make(env_id, num_players=2)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
+    summary = train_cli.final_evaluation(config, checkpoint, workers=1)
+    assert (config.folder / "evaluation" / "report.md").is_file()
+    assert any(f"{trainer}:{checkpoint}" in r["lineup"] for r in summary["rows"])
+    assert (config.folder / "metrics.csv").read_text().count("eval/win_rate") >= 1
+
+
+def test_cli_saves_config_and_resumes(tmp_path, capsys):
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        "\n".join(
+            f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}"
+            for k, v in tiny("headless_horseman_v0", "torch", tmp_path).items()
+            if k != "opponents"
+        )
+    )
+    train_cli.main([str(path), "--quiet"])
+    folder = tmp_path / "headless_horseman_v0-torch"
+    assert {
+        "config.yaml",
+        "final.pt",
+        "train_state.pt",
+        "metrics.csv",
+        "tb",
+        "checkpoints",
+        "evaluation",
+    } <= {p.name for p in folder.iterdir()}
+    assert "| torch:" in capsys.readouterr().out
+    path.write_text(
+        path.read_text().replace("total_steps: 256", "total_steps: 512") + "\nresume: true\n"
+    )
+    train_cli.main([str(path), "--quiet"])
+    steps = [int(line.split(",")[0]) for line in (folder / "metrics.csv").read_text().split()]
+    assert max(steps) == 512 and steps.count(256) > 0 and steps.count(384) > 0
+
+
+def test_pytorch_trainer_beats_random_play(tmp_path):
+    """Learning: 150k steps of PPO on the Headless Horseman (2 players) beat a random team."""
+    config = parse_config(
+        {
+            "name": "learn",
+            "env": "headless_horseman_v0",
+            "num_players": 2,
+            "options": {"progress_reward": 1.0},
+            "total_steps": 150_000,
+            "num_envs": 8,
+            "rollout_steps": 128,
+            "learning_rate": 0.0005,
+            "eval_every": 1000,
+            "eval_games": 10,
+            "out": str(tmp_path),
+        }
+    )
+    from train.ppo import train
+    from train.runlog import RunLog
+
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    seeds = range(500, 700)
+    trained = play_team("headless_horseman_v0", 2, f"torch:{checkpoint}", seeds)
+    randoms = play_team("headless_horseman_v0", 2, "random", seeds)
+    win = lambda games: sum(g.info["outcome"] == 1 for g in games) / len(games)  # noqa: E731
+    assert win(trained) > win(randoms) + 0.1, (win(trained), win(randoms))
