@@ -49,9 +49,14 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--total-steps", type=int, help="override the config's step budget")
     parser.add_argument("--name", help="override the config's run name")
+    parser.add_argument("--final-eval-games", type=int, help="override the final evaluation")
     args = parser.parse_args(argv)
     config = load_config(args.config)
-    overrides = {"total_steps": args.total_steps, "name": args.name}
+    overrides = {
+        "total_steps": args.total_steps,
+        "name": args.name,
+        "final_eval_games": args.final_eval_games,
+    }
     if any(v is not None for v in overrides.values()):
         data = {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
         config = parse_config(data, args.config)

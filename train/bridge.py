@@ -36,13 +36,16 @@ class SingleAgentBridge(gym.Env):
         options: dict[str, Any] | None = None,
         opponents: Sequence[OpponentFactory] = (),
         seed: int = 0,
+        aec: Any = None,
     ) -> None:
+        """``aec`` plays another cooperative PettingZoo AEC env (with ``action_mask``
+        observations) in place of ``env_id``; the training benchmark runs Hanabi this way."""
         self.env_id = env_id
-        self.cooperative = envs.spec(env_id).cooperative
+        self.cooperative = aec is not None or envs.spec(env_id).cooperative
         if not self.cooperative and not opponents:
             raise envs.ConfigError(f"{env_id} is competitive: the learner needs opponents")
         options = {"illegal_action": "penalty", **(options or {})}
-        self.aec = envs.make(env_id, num_players=num_players, **options)
+        self.aec = aec if aec is not None else envs.make(env_id, num_players, **options)
         first = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(first)["observation"]
         self.action_space = self.aec.action_space(first)
