@@ -140,6 +140,21 @@ def test_tiny_run_saves_reloads_and_evaluates_a_checkpoint(env_id, trainer, tmp_
     assert (config.folder / "metrics.csv").read_text().count("eval/win_rate") >= 1
 
 
+def test_centralized_critic_reads_the_state(tmp_path):
+    from train.ppo import train
+    from train.runlog import RunLog
+
+    config = parse_config(tiny("hocus_pocus_v0", "torch", tmp_path, centralized_critic=True))
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    import torch
+
+    saved = torch.load(checkpoint, weights_only=True)
+    state_size = envs.make("hocus_pocus_v0").state_space.shape[0]
+    assert saved["state_size"] == state_size
+    assert saved["state_dict"]["critic.0.0.weight"].shape[1] == state_size
+    make_agent(f"torch:{checkpoint}", "hocus_pocus_v0")
+
+
 def test_cli_saves_config_and_resumes(tmp_path, capsys):
     path = tmp_path / "run.yaml"
     path.write_text(

@@ -48,6 +48,7 @@ class SingleAgentBridge(gym.Env):
         self.aec = aec if aec is not None else envs.make(env_id, num_players, **options)
         first = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(first)["observation"]
+        self.state_space = getattr(self.aec.unwrapped, "state_space", None)
         self.action_space = self.aec.action_space(first)
         self.opponents = list(opponents)
         self.rng = np.random.default_rng(seed)

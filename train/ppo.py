@@ -79,7 +79,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     n_envs, n_steps = config.num_envs, config.rollout_steps
     obs_size = games[0].observation_space.shape[0]
     n_actions = int(games[0].action_space.n)
-    state_size = games[0].state().shape[0] if config.centralized_critic else 0
+    state_size = games[0].state_space.shape[0] if config.centralized_critic else 0
     net = PolicyNet(obs_size, n_actions, config.hidden, state_size)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     start, snapshots = 0, 0
