@@ -58,3 +58,42 @@ class Rules(Protocol):
 
     def render(self, state: Any, seat: int | None) -> str:
         """A text picture of the table as ``seat`` sees it, or all of it for ``None``."""
+
+
+class PhasedRules:
+    """Defaults for rules whose state has ``actor`` (the seat to decide) and ``phase`` (an
+    ``IntEnum`` with an ``OVER`` member)."""
+
+    def acting_seat(self, state: Any) -> int:
+        return state.actor
+
+    def is_over(self, state: Any) -> bool:
+        return state.phase == type(state.phase).OVER
+
+    def is_truncated(self, state: Any) -> bool:
+        """Whether the game was cut short; by default a game always ends by its rules."""
+        return False
+
+    def phase_name(self, state: Any) -> str:
+        return state.phase.name.lower()
+
+
+class SimultaneousRules(PhasedRules):
+    """Rules where every seat chooses at once (``apply_joint``). The AEC environment asks the
+    seats in order; each choice waits hidden in ``state.pending`` until the last one is made."""
+
+    num_players: int
+
+    def legal_mask(self, state: Any) -> np.ndarray:
+        return self.legal_mask_for(state, state.actor)
+
+    def apply(self, state: Any, action: int) -> tuple[float, ...]:
+        """Record the actor's hidden choice; the last seat's choice resolves the step."""
+        state.pending[state.actor] = action
+        if len(state.pending) < self.num_players:
+            state.actor += 1
+            return (0.0,) * self.num_players
+        joint = [state.pending[seat] for seat in range(self.num_players)]
+        state.pending = {}
+        state.actor = 0
+        return self.apply_joint(state, joint)

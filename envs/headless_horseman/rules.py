@@ -14,6 +14,7 @@ import numpy as np
 
 from envs.core.deck import shuffled
 from envs.core.errors import ConfigError
+from envs.core.rules import SimultaneousRules
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
 from envs.headless_horseman.encoding import Encoder
@@ -47,7 +48,7 @@ class State:
     log: list[tuple] = field(default_factory=list)
 
 
-class HeadlessHorsemanRules:
+class HeadlessHorsemanRules(SimultaneousRules):
     """Rules of the Headless Horseman for ``num_players`` players and ``options``."""
 
     num_actions = A.NUM_ACTIONS
@@ -100,19 +101,6 @@ class HeadlessHorsemanRules:
         return state
 
     # ----------------------------------------------------------------- queries
-    def acting_seat(self, state: State) -> int:
-        return state.actor
-
-    def is_over(self, state: State) -> bool:
-        return state.phase == Phase.OVER
-
-    def is_truncated(self, state: State) -> bool:
-        """This game always ends by its rules."""
-        return False
-
-    def phase_name(self, state: State) -> str:
-        return state.phase.name.lower()
-
     def action_name(self, action: int) -> str:
         return A.action_name(action)
 
@@ -141,20 +129,7 @@ class HeadlessHorsemanRules:
             mask[A.PLAY_TOP] = 1
         return mask
 
-    def legal_mask(self, state: State) -> np.ndarray:
-        return self.legal_mask_for(state, state.actor)
-
     # ----------------------------------------------------------------- transitions
-    def apply(self, state: State, action: int) -> tuple[float, ...]:
-        """AEC step: record the actor's secret choice; the last choice resolves the round."""
-        state.pending[state.actor] = action
-        if len(state.pending) < self.num_players:
-            state.actor += 1
-            return (0.0,) * self.num_players
-        joint = [state.pending[seat] for seat in range(self.num_players)]
-        state.pending = {}
-        return self.apply_joint(state, joint)
-
     def apply_joint(self, state: State, actions: list[int]) -> tuple[float, ...]:
         """Flip and Match Numbers in the Row: every choice goes face up into the row; with a
         match among all row cards, Ichabod and then the Horseman move; otherwise play again."""

@@ -13,6 +13,7 @@ import numpy as np
 
 from envs.core.deck import shuffled
 from envs.core.errors import ConfigError
+from envs.core.rules import PhasedRules
 from envs.hexenflug import actions as A
 from envs.hexenflug import components as C
 from envs.hexenflug.encoding import Encoder
@@ -51,7 +52,7 @@ class State:
     log: list[tuple] = field(default_factory=list)
 
 
-class HexenflugRules:
+class HexenflugRules(PhasedRules):
     """Rules of Hexenflug for ``num_players`` players and ``options``."""
 
     num_actions = A.NUM_ACTIONS
@@ -87,19 +88,6 @@ class HexenflugRules:
         return state
 
     # ----------------------------------------------------------------- queries
-    def acting_seat(self, state: State) -> int:
-        return state.actor
-
-    def is_over(self, state: State) -> bool:
-        return state.phase == Phase.OVER
-
-    def is_truncated(self, state: State) -> bool:
-        """This game always ends by its rules."""
-        return False
-
-    def phase_name(self, state: State) -> str:
-        return state.phase.name.lower()
-
     def action_name(self, action: int) -> str:
         return A.action_name(action)
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from envs.core.deck import draw, shuffled
 from envs.core.errors import ConfigError
+from envs.core.rules import PhasedRules
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.encoding import Encoder
@@ -67,7 +68,7 @@ class State:
     log: list[tuple] = field(default_factory=list)  # recent events, for rendering
 
 
-class HocusPocusRules:
+class HocusPocusRules(PhasedRules):
     """Rules of Hocus Pocus for ``num_players`` players and ``options``."""
 
     num_actions = A.NUM_ACTIONS
@@ -113,19 +114,6 @@ class HocusPocusRules:
         return state
 
     # ----------------------------------------------------------------- queries
-    def acting_seat(self, state: State) -> int:
-        return state.actor
-
-    def is_over(self, state: State) -> bool:
-        return state.phase == Phase.OVER
-
-    def is_truncated(self, state: State) -> bool:
-        """This game always ends by its rules."""
-        return False
-
-    def phase_name(self, state: State) -> str:
-        return state.phase.name.lower()
-
     def action_name(self, action: int) -> str:
         return A.action_name(action)
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.errors import ConfigError
+from envs.core.rules import SimultaneousRules
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
 from envs.voodoo_mania.encoding import Encoder
@@ -47,7 +48,7 @@ class State:
     log: list[tuple] = field(default_factory=list)
 
 
-class VoodooManiaRules:
+class VoodooManiaRules(SimultaneousRules):
     """Rules of Voodoo Mania for ``num_players`` players and ``options``."""
 
     num_actions = A.NUM_ACTIONS
@@ -88,17 +89,8 @@ class VoodooManiaRules:
         state.actor = 0
 
     # ----------------------------------------------------------------- queries
-    def acting_seat(self, state: State) -> int:
-        return state.actor
-
-    def is_over(self, state: State) -> bool:
-        return state.phase == Phase.OVER
-
     def is_truncated(self, state: State) -> bool:
         return state.truncated
-
-    def phase_name(self, state: State) -> str:
-        return state.phase.name.lower()
 
     def action_name(self, action: int) -> str:
         return A.action_name(action)
@@ -156,21 +148,7 @@ class VoodooManiaRules:
             mask[A.CYCLE : A.CYCLE + len(state.hands[seat])] = 1
         return mask
 
-    def legal_mask(self, state: State) -> np.ndarray:
-        return self.legal_mask_for(state, state.actor)
-
     # ----------------------------------------------------------------- transitions
-    def apply(self, state: State, action: int) -> tuple[float, ...]:
-        """AEC step: record the actor's hidden choice; the last choice resolves the tick."""
-        state.pending[state.actor] = action
-        if len(state.pending) < self.num_players:
-            state.actor += 1
-            return (0.0,) * self.num_players
-        joint = [state.pending[seat] for seat in range(self.num_players)]
-        state.pending = {}
-        state.actor = 0
-        return self.apply_joint(state, joint)
-
     def apply_joint(self, state: State, actions: list[int]) -> tuple[float, ...]:
         """One tick: every cycle happens, then one play (by random priority) is made."""
         state.tick += 1
