@@ -41,13 +41,19 @@ def lineups(config: EvalConfig) -> list[Lineup]:
 
 
 def _play_chunk(job: tuple) -> tuple[tuple[Lineup, int], list[GameResult]]:
+    """Play some seeds of one lineup; every seat has its own agent object (agents may keep
+    memory within a game), made once per seat and spec."""
     env_id, options, n, lineup, seeds = job
     env = envs.make(env_id, num_players=n, **options)
-    agents_by_spec = {spec: make_agent(spec, env_id) for spec in lineup}
+    made: dict[tuple[str, str], object] = {}
     results = []
     for seed in seeds:
         seats = seating(lineup, n, seed)
-        players = {a: agents_by_spec[s] for a, s in zip(env.possible_agents, seats, strict=True)}
+        players = {}
+        for agent, spec in zip(env.possible_agents, seats, strict=True):
+            if (agent, spec) not in made:
+                made[agent, spec] = make_agent(spec, env_id)
+            players[agent] = made[agent, spec]
         results.append(play_game(env, players, seed))
     return (lineup, n), results
 
