@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.core.encoding import FlatEncoder
 from envs.core.layout import Field, Layout
 from envs.headless_horseman import components as C
 
 if TYPE_CHECKING:
-    from envs.headless_horseman.rules import HeadlessHorsemanRules, State
+    from envs.headless_horseman.rules import State
 
 P = C.MAX_PLAYERS
 N = C.NUM_CARDS
@@ -51,41 +52,24 @@ STATE_FIELDS = PUBLIC_FIELDS + [
 ]
 
 
-class Encoder:
+class Encoder(FlatEncoder):
     """Writes observations and states of one rules object."""
 
-    def __init__(self, rules: HeadlessHorsemanRules) -> None:
-        self.rules = rules
-        self.n = n = rules.num_players
-        self.observation_layout = Layout(OBSERVATION_FIELDS)
-        self.state_layout = Layout(STATE_FIELDS)
-        self.relative = [[(seat - me) % n for seat in range(n)] for me in range(n)]
+    observation_fields = OBSERVATION_FIELDS
+    state_fields = STATE_FIELDS
 
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        layout = self.observation_layout
-        out = np.zeros(layout.size, np.float32)
-        ones = self._public(state, out, layout, seat)
-        ones += [layout.offsets["hand"] + c for c in state.hands[seat]]
+    def _own(self, state: State, seat: int, o: dict[str, int]) -> list[int]:
+        """Own hand and own secret choice of this round."""
+        ones = [o["hand"] + c for c in state.hands[seat]]
         if seat in state.pending:
-            ones.append(layout.offsets["own_choice"] + state.pending[seat])
-        out[ones] = 1.0
-        return out
+            ones.append(o["own_choice"] + state.pending[seat])
+        return ones
 
-    def encode_state(self, state: State) -> np.ndarray:
-        layout = self.state_layout
-        out = np.zeros(layout.size, np.float32)
-        ones = self._public(state, out, layout, 0)
-        off = layout.offsets["hands"]
-        for seat, hand in enumerate(state.hands):
-            ones += [off + seat * N + c for c in hand]
-        off = layout.offsets["choices"]
-        ones += [off + seat * (N + 1) + a for seat, a in state.pending.items()]
-        off = layout.offsets["draw_pile_cards"]
-        ones += [off + c for c in state.draw_pile]
-        off = layout.offsets["token_order"]
-        ones += [off + i * T + t for i, t in enumerate(state.tokens)]
-        out[ones] = 1.0
-        return out
+    def _hidden(self, state: State, out: np.ndarray, o: dict[str, int]) -> list[int]:
+        ones = [o["hands"] + seat * N + c for seat, hand in enumerate(state.hands) for c in hand]
+        ones += [o["choices"] + seat * (N + 1) + a for seat, a in state.pending.items()]
+        ones += [o["draw_pile_cards"] + c for c in state.draw_pile]
+        return ones + [o["token_order"] + i * T + t for i, t in enumerate(state.tokens)]
 
     def _public(self, state: State, out: np.ndarray, layout: Layout, me: int) -> list[int]:
         o = layout.offsets

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.core.encoding import FlatEncoder
 from envs.core.layout import Field, Layout
 from envs.hexenflug import components as C
 
 if TYPE_CHECKING:
-    from envs.hexenflug.rules import HexenflugRules, State
+    from envs.hexenflug.rules import State
 
 P = C.MAX_PLAYERS
 N = C.NUM_CARDS
@@ -46,38 +47,18 @@ STATE_FIELDS = PUBLIC_FIELDS + [
 ]
 
 
-class Encoder:
+class Encoder(FlatEncoder):
     """Writes observations and states of one rules object."""
 
-    def __init__(self, rules: HexenflugRules) -> None:
-        self.rules = rules
-        self.n = n = rules.num_players
-        self.observation_layout = Layout(OBSERVATION_FIELDS)
-        self.state_layout = Layout(STATE_FIELDS)
-        self.relative = [[(seat - me) % n for seat in range(n)] for me in range(n)]
+    observation_fields = OBSERVATION_FIELDS
+    state_fields = STATE_FIELDS
 
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        """The observation of ``seat``: public fields seen from ``seat``, plus its own hand."""
-        layout = self.observation_layout
-        out = np.zeros(layout.size, np.float32)
-        ones = self._public(state, out, layout, seat)
-        off = layout.offsets["hand"]
-        ones += [off + c for c in state.hands[seat]]
-        out[ones] = 1.0
-        return out
+    def _own(self, state: State, seat: int, o: dict[str, int]) -> list[int]:
+        return [o["hand"] + c for c in state.hands[seat]]
 
-    def encode_state(self, state: State) -> np.ndarray:
-        """The full-information encoding (absolute seats)."""
-        layout = self.state_layout
-        out = np.zeros(layout.size, np.float32)
-        ones = self._public(state, out, layout, 0)
-        off = layout.offsets["hands"]
-        for seat, hand in enumerate(state.hands):
-            ones += [off + seat * N + c for c in hand]
-        off = layout.offsets["draw_pile_cards"]
-        ones += [off + c for c in state.draw_pile]
-        out[ones] = 1.0
-        return out
+    def _hidden(self, state: State, out: np.ndarray, o: dict[str, int]) -> list[int]:
+        ones = [o["hands"] + seat * N + c for seat, hand in enumerate(state.hands) for c in hand]
+        return ones + [o["draw_pile_cards"] + c for c in state.draw_pile]
 
     def _public(self, state: State, out: np.ndarray, layout: Layout, me: int) -> list[int]:
         """Write the public fields seen from seat ``me``; return indices still to be set to 1."""

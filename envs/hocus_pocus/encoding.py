@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.core.encoding import FlatEncoder
 from envs.core.layout import Field, Layout
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.phases import Phase
@@ -72,23 +73,22 @@ STATE_FIELDS = PUBLIC_FIELDS + [
 ]
 
 
-class Encoder:
+class Encoder(FlatEncoder):
     """Writes observations and states of one rules object."""
 
+    observation_fields = OBSERVATION_FIELDS
+    state_fields = STATE_FIELDS
+
     def __init__(self, rules: HocusPocusRules) -> None:
-        self.rules = rules
-        self.n = rules.num_players
-        self.observation_layout = Layout(OBSERVATION_FIELDS)
-        self.state_layout = Layout(STATE_FIELDS)
+        super().__init__(rules)
+        n = self.n
         name_index = {name: i for i, name in enumerate(C.SPELL_NAMES)}
         self.spell_name = [name_index[s] for s in rules.spell_names]
         copies = np.bincount(self.spell_name, minlength=S)
         self.spell_weight = [1.0 / copies[i] for i in self.spell_name]
         self.spell_total = len(rules.spell_names)
         self.sunrise_steps = rules.options.sunrise_steps
-        n = self.n
-        # relative[me][seat]: seat as seen from me; seat_order[me][k]: k places to me's left
-        self.relative = [[(seat - me) % n for seat in range(n)] for me in range(n)]
+        # seat_order[me][k]: the seat k places to me's left
         self.seat_order = [np.array([(me + k) % n for k in range(n)]) for me in range(n)]
         self.question_index = {
             layout is self.state_layout: np.array(
@@ -102,35 +102,21 @@ class Encoder:
             for layout in (self.observation_layout, self.state_layout)
         }
 
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        """The observation of ``seat``: public fields seen from ``seat``, plus its own cards."""
-        layout = self.observation_layout
-        out = np.zeros(layout.size, np.float32)
-        ones = self._public(state, out, layout, seat)
-        off = layout.offsets["hand"]
-        ones.extend(off + c for c in state.hands[seat])
+    def _own(self, state: State, seat: int, o: dict[str, int]) -> list[int]:
+        """Own hand and the card set aside to pass or swap."""
+        ones = [o["hand"] + c for c in state.hands[seat]]
         if seat in state.set_aside:
-            ones.append(layout.offsets["set_aside"] + state.set_aside[seat])
-        out[ones] = 1.0
-        return out
+            ones.append(o["set_aside"] + state.set_aside[seat])
+        return ones
 
-    def encode_state(self, state: State) -> np.ndarray:
-        """The full-information encoding (absolute seats)."""
-        layout = self.state_layout
-        out = np.zeros(layout.size, np.float32)
-        ones = self._public(state, out, layout, 0)
-        off = layout.offsets["hands"]
-        for seat, hand in enumerate(state.hands):
-            ones.extend(off + seat * N + c for c in hand)
-        off = layout.offsets["set_aside_all"]
-        ones.extend(off + seat * N + c for seat, c in state.set_aside.items())
-        off = layout.offsets["deck_cards"]
-        ones.extend(off + c for c in state.deck)
-        out[ones] = 1.0
-        off = layout.offsets["spell_deck_cards"]
+    def _hidden(self, state: State, out: np.ndarray, o: dict[str, int]) -> list[int]:
+        """Every hand, every set-aside card, the deck's cards and the Spell deck's counts."""
+        ones = [o["hands"] + seat * N + c for seat, hand in enumerate(state.hands) for c in hand]
+        ones += [o["set_aside_all"] + seat * N + c for seat, c in state.set_aside.items()]
+        ones += [o["deck_cards"] + c for c in state.deck]
         for spell in state.spell_deck:
-            out[off + self.spell_name[spell]] += self.spell_weight[spell]  # few, may repeat
-        return out
+            out[o["spell_deck_cards"] + self.spell_name[spell]] += self.spell_weight[spell]
+        return ones
 
     def _public(self, state: State, out: np.ndarray, layout: Layout, me: int) -> list[int]:
         """Write the public fields seen from seat ``me``; return indices still to be set to 1."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.core.encoding import FlatEncoder
 from envs.core.layout import Field, Layout
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
@@ -52,15 +53,14 @@ STATE_FIELDS = PUBLIC_FIELDS + [
 ]
 
 
-class Encoder:
+class Encoder(FlatEncoder):
     """Writes observations and states of one rules object."""
 
+    observation_fields = OBSERVATION_FIELDS
+    state_fields = STATE_FIELDS
+
     def __init__(self, rules: VoodooManiaRules) -> None:
-        self.rules = rules
-        self.n = n = rules.num_players
-        self.observation_layout = Layout(OBSERVATION_FIELDS)
-        self.state_layout = Layout(STATE_FIELDS)
-        self.relative = [[(seat - me) % n for seat in range(n)] for me in range(n)]
+        super().__init__(rules)
         # side_ones[card][side]: offsets (within a side block) of its shown pairs and missing pair
         self.side_ones = [
             [sorted(face.shows) + [Q + face.missing] for face in sides] for sides in rules.deck
@@ -74,12 +74,9 @@ class Encoder:
             for i in self.side_ones[card][side]
         ]
 
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        layout = self.observation_layout
-        o = layout.offsets
-        out = np.zeros(layout.size, np.float32)
-        ones = self._public(state, out, layout, seat)
-        ones += self._hand_ones(state.hands[seat], o["hand"])
+    def _own(self, state: State, seat: int, o: dict[str, int]) -> list[int]:
+        """Own hand (both sides), its legal plays, and own choice of this tick."""
+        ones = self._hand_ones(state.hands[seat], o["hand"])
         if state.phase == 0:
             ones += [
                 o["hand_plays"] + 4 * slot + 2 * side + kind
@@ -87,21 +84,15 @@ class Encoder:
             ]
         if seat in state.pending:
             ones.append(o["own_choice"] + state.pending[seat])
-        out[ones] = 1.0
-        return out
+        return ones
 
-    def encode_state(self, state: State) -> np.ndarray:
-        layout = self.state_layout
-        o = layout.offsets
-        out = np.zeros(layout.size, np.float32)
-        ones = self._public(state, out, layout, 0)
+    def _hidden(self, state: State, out: np.ndarray, o: dict[str, int]) -> list[int]:
+        ones = []
         for seat, hand in enumerate(state.hands):
             ones += self._hand_ones(hand, o["hands"] + seat * HAND)
             ones += [o["pile_cards"] + seat * C.NUM_CARDS + c for c in state.piles[seat]]
         ones += [o["choices"] + seat * A.NUM_ACTIONS + a for seat, a in state.pending.items()]
-        ones += [o["voodoo_cards"] + c for c, _ in state.voodoo]
-        out[ones] = 1.0
-        return out
+        return ones + [o["voodoo_cards"] + c for c, _ in state.voodoo]
 
     def _public(self, state: State, out: np.ndarray, layout: Layout, me: int) -> list[int]:
         o = layout.offsets
