@@ -61,14 +61,16 @@ def test_bad_train_configs_are_rejected_before_any_work(data, match):
 
 
 def test_competitive_and_trainer_specific_checks():
-    with pytest.raises(envs.ConfigError, match="competitive: give opponents"):
+    with pytest.raises(envs.ConfigError, match="competitive: opponents must name"):
         parse_config({"env": "hexenflug_v0"})
     with pytest.raises(envs.ConfigError, match="unknown heuristic"):
         parse_config({"env": "hexenflug_v0", "opponents": ["heuristic:bold"]})
     with pytest.raises(envs.ConfigError, match="centralized_critic needs a cooperative game"):
         parse_config({"env": "hexenflug_v0", "opponents": ["random"], "centralized_critic": True})
     with pytest.raises(envs.ConfigError, match="self_play_every .* needs trainer 'torch'"):
-        parse_config({"env": "hexenflug_v0", "trainer": "sb3", "self_play_every": 5})
+        parse_config(
+            {"env": "hexenflug_v0", "trainer": "sb3", "self_play_every": 5, "opponents": ["random"]}
+        )
 
 
 def test_shipped_train_configs_are_valid():
@@ -153,6 +155,29 @@ def test_centralized_critic_reads_the_state(tmp_path):
     assert saved["state_size"] == state_size
     assert saved["state_dict"]["critic.0.0.weight"].shape[1] == state_size
     make_agent(f"torch:{checkpoint}", "hocus_pocus_v0")
+
+
+def test_self_play_snapshots_join_the_opponent_pool(tmp_path, monkeypatch):
+    from train import ppo
+    from train.runlog import RunLog
+
+    pools = []
+    real_pool = ppo.opponent_pool
+    monkeypatch.setattr(ppo, "opponent_pool", lambda c: pools.append(real_pool(c)) or pools[-1])
+    config = parse_config(
+        tiny(
+            "hexenflug_v0",
+            "torch",
+            tmp_path,
+            self_play_every=1,
+            total_steps=512,
+            opponents=["random"],
+        )
+    )
+    ppo.train(config, RunLog(config.folder, quiet=True))
+    assert len(pools[0]) == 1 + 4  # the random opponent and one snapshot per update
+    snapshot = pools[0][-1](np.random.default_rng(0))
+    assert snapshot.name == "snapshot"
 
 
 def test_cli_saves_config_and_resumes(tmp_path, capsys):

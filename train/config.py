@@ -60,8 +60,11 @@ class TrainConfig(BaseModel):
         envs.make(self.env, num_players=self.num_players, **self.options)
         if spec.cooperative and self.opponents:
             raise ValueError(f"{self.env} is cooperative: opponents must be empty")
-        if not spec.cooperative and not self.opponents and not self.self_play_every:
-            raise ValueError(f"{self.env} is competitive: give opponents or self_play_every")
+        if not spec.cooperative and not self.opponents:
+            raise ValueError(
+                f"{self.env} is competitive: opponents must name at least one "
+                "agent spec (self-play snapshots join them)"
+            )
         if self.self_play_every and self.trainer != "torch":
             raise ValueError("self_play_every (self-play snapshots) needs trainer 'torch'")
         if self.centralized_critic and (not spec.cooperative or self.trainer != "torch"):
