@@ -51,6 +51,35 @@ class RunLog:
         (self.bar.write if self.bar else print)(text)
 
     def finish(self) -> None:
+        """Close the bar and write ``learning_curve.png`` from the whole ``metrics.csv``."""
         if self.bar is not None:
             self.bar.close()
         self.writer.flush()
+        plot_learning_curve(self.csv_path, self.csv_path.with_name("learning_curve.png"))
+
+
+def plot_learning_curve(csv_path: Path, png: Path) -> None:
+    """Training return and evaluation win rate against learner steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float]]] = {}
+    with csv_path.open() as file:
+        for step, key, value in csv.reader(file):
+            series.setdefault(key, []).append((int(step), float(value)))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for key, label in (
+        ("train/mean_return", "mean return (last 100 episodes)"),
+        ("eval/win_rate", "evaluation win rate"),
+    ):
+        if key in series:
+            steps, values = zip(*sorted(series[key]), strict=True)
+            ax.plot(steps, values, label=label, marker="o" if key.startswith("eval") else None)
+    ax.set_xlabel("learner steps")
+    ax.set_title(f"learning curve: {csv_path.parent.name}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
