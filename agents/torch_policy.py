@@ -3,9 +3,11 @@
 A checkpoint is a ``torch.save`` of a plain dict (loadable with ``weights_only=True``)::
 
     {"format": "cauldron-torch-v1", "env_id": str, "obs_size": int, "num_actions": int,
-     "hidden": [int, ...], "state_size": int, "state_dict": {...}}
+     "hidden": [int, ...], "state_size": int, "recurrent": int, "state_dict": {...}}
 
-``state_size`` is 0 unless the critic is centralized (fed by ``state()``).
+``state_size`` is 0 unless the critic is centralized (fed by ``state()``); ``recurrent`` is the
+size of the actor's GRU memory (0: none). The memory is per player: a policy that plays several
+seats keeps one memory per seat.
 """
 
 from __future__ import annotations
@@ -28,13 +30,25 @@ def mlp(sizes: list[int]) -> nn.Sequential:
 
 
 class PolicyNet(nn.Module):
-    """Masked categorical actor and value critic (the critic may read ``state()`` instead)."""
+    """Masked categorical actor (optionally with a GRU memory) and value critic (which may read
+    ``state()`` instead of the observation)."""
 
     def __init__(
-        self, obs_size: int, num_actions: int, hidden: list[int], state_size: int = 0
+        self,
+        obs_size: int,
+        num_actions: int,
+        hidden: list[int],
+        state_size: int = 0,
+        recurrent: int = 0,
     ) -> None:
         super().__init__()
-        self.actor = nn.Sequential(mlp([obs_size, *hidden]), nn.Linear(hidden[-1], num_actions))
+        self.recurrent = recurrent
+        if recurrent:
+            self.encoder = mlp([obs_size, *hidden])
+            self.core = nn.GRUCell(hidden[-1], recurrent)
+            self.head = nn.Linear(recurrent, num_actions)
+        else:
+            self.actor = nn.Sequential(mlp([obs_size, *hidden]), nn.Linear(hidden[-1], num_actions))
         self.critic = nn.Sequential(
             mlp([state_size or obs_size, *hidden]), nn.Linear(hidden[-1], 1)
         )
@@ -43,11 +57,20 @@ class PolicyNet(nn.Module):
             "num_actions": int(num_actions),
             "hidden": [int(h) for h in hidden],
             "state_size": int(state_size),
+            "recurrent": int(recurrent),
         }
 
-    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Action logits with illegal actions at a very low value."""
-        return self.actor(obs).masked_fill(mask == 0, -1e9)
+    def masked_logits(
+        self, obs: torch.Tensor, mask: torch.Tensor, memory: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Action logits with illegal actions at a very low value, and the updated memory (None
+        without a recurrent core; a missing memory starts at zeros)."""
+        if self.recurrent:
+            memory = self.core(self.encoder(obs), memory)
+            logits = self.head(memory)
+        else:
+            logits = self.actor(obs)
+        return logits.masked_fill(mask == 0, -1e9), memory
 
     def value(self, critic_input: torch.Tensor) -> torch.Tensor:
         return self.critic(critic_input).squeeze(-1)
@@ -73,22 +96,31 @@ def load_checkpoint(path: Path) -> tuple[PolicyNet, dict[str, Any]]:
     data = torch.load(path, map_location="cpu", weights_only=True)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a Cauldron PyTorch checkpoint ({FORMAT})")
-    net = PolicyNet(data["obs_size"], data["num_actions"], data["hidden"], data["state_size"])
+    net = PolicyNet(
+        data["obs_size"],
+        data["num_actions"],
+        data["hidden"],
+        data["state_size"],
+        data.get("recurrent", 0),
+    )
     net.load_state_dict(data["state_dict"])
     net.eval()
     return net, data
 
 
 class TorchAgent:
-    """Plays a trained :class:`PolicyNet`: the most likely legal action (or a sample)."""
+    """Plays a trained :class:`PolicyNet` in one seat: the most likely legal action (or a
+    sample); a recurrent net's memory starts empty at every ``reset``."""
 
     def __init__(
         self, net: PolicyNet, name: str, sample: bool = False, seed: int | None = None
     ) -> None:
         self.net, self.name, self.sample = net, name, sample
         self.generator = torch.Generator().manual_seed(seed or 0)
+        self.memory: torch.Tensor | None = None
 
     def reset(self, seed: int | None = None) -> None:
+        self.memory = None
         if seed is not None:
             self.generator.manual_seed(seed)
 
@@ -96,7 +128,8 @@ class TorchAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs = torch.as_tensor(observation, dtype=torch.float32)[None]
         mask = torch.as_tensor(action_mask)[None]
-        logits = self.net.masked_logits(obs, mask)[0]
+        logits, self.memory = self.net.masked_logits(obs, mask, self.memory)
+        logits = logits[0]
         if self.sample:
             return int(torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator))
         return int(torch.argmax(logits))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from stable_baselines3.common.env_checker import check_env
 
 import envs
@@ -155,6 +156,27 @@ def test_centralized_critic_reads_the_state(tmp_path):
     assert saved["state_size"] == state_size
     assert saved["state_dict"]["critic.0.0.weight"].shape[1] == state_size
     make_agent(f"torch:{checkpoint}", "hocus_pocus_v0")
+
+
+def test_recurrent_core_trains_and_keeps_one_memory_per_seat(tmp_path):
+    from train.ppo import train
+    from train.runlog import RunLog
+
+    config = parse_config(tiny("hocus_pocus_v0", "torch", tmp_path, recurrent=8))
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    agent = make_agent(f"torch:{checkpoint}", "hocus_pocus_v0")
+    assert agent.net.recurrent == 8 and agent.memory is None
+    env = envs.make("hocus_pocus_v0", num_players=2)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    agent.act(obs["observation"], obs["action_mask"])
+    first = agent.memory.clone()
+    agent.act(obs["observation"], obs["action_mask"])
+    assert agent.memory.shape == (1, 8) and not torch.equal(first, agent.memory)
+    agent.reset(3)
+    assert agent.memory is None
+    with pytest.raises(envs.ConfigError, match="recurrent needs trainer 'torch'"):
+        parse_config(tiny("hocus_pocus_v0", "sb3", tmp_path, recurrent=8))
 
 
 def test_self_play_snapshots_join_the_opponent_pool(tmp_path, monkeypatch):

@@ -97,6 +97,10 @@ class SingleAgentBridge(gym.Env):
         """The mask of the decision the learner now faces (as in the observation dict)."""
         return self._mask.astype(bool)
 
+    def seat(self) -> int:
+        """The index of the seat whose decision the learner now makes."""
+        return self.aec.possible_agents.index(self.aec.agent_selection)
+
     def state(self) -> np.ndarray:
         """The full-information ``state()`` of the underlying game (for a centralized critic)."""
         return self.aec.unwrapped.state()

@@ -41,6 +41,7 @@ class TrainConfig(BaseModel):
     max_grad_norm: float = Field(0.5, gt=0)
     hidden: list[int] = Field([128, 128], min_length=1, description="hidden layer sizes")
     centralized_critic: bool = Field(False, description="cooperative games: critic reads state()")
+    recurrent: int = Field(0, ge=0, description="GRU memory size of the actor (0: none; torch)")
     opponents: list[str] = Field(
         default_factory=list, description="competitive games: opponent agent specs"
     )
@@ -65,6 +66,8 @@ class TrainConfig(BaseModel):
                 f"{self.env} is competitive: opponents must name at least one "
                 "agent spec (self-play snapshots join them)"
             )
+        if self.recurrent and self.trainer != "torch":
+            raise ValueError("recurrent needs trainer 'torch'")
         if self.self_play_every and self.trainer != "torch":
             raise ValueError("self_play_every (self-play snapshots) needs trainer 'torch'")
         if self.centralized_critic and (not spec.cooperative or self.trainer != "torch"):

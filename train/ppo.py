@@ -8,6 +8,9 @@ CleanRL's ``ppo.py``).
 * ``centralized_critic``: the value head reads the game's full ``state()`` (cooperative games),
   the policy still reads only the player's observation.
 * ``self_play_every``: frozen snapshots of the policy join the opponent pool.
+* ``recurrent``: the actor carries a GRU memory, one per env and seat (a shared team policy never
+  passes one seat's private observations to another), reset when a game ends. Updates feed each
+  step its stored memory (truncated back-propagation of one step).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import copy
 import math
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -44,20 +48,27 @@ def critic_input(env: SingleAgentBridge, obs: np.ndarray, centralized: bool) -> 
     return env.state() if centralized else obs
 
 
-def evaluate(agent: Agent, config: TrainConfig, games: int, seed: int) -> dict[str, float]:
-    """``games`` games of ``agent``: the team's win rate (cooperative) or its win rate against
-    the baseline pool (competitive), and the mean episode return."""
+def evaluate(
+    make_player: Callable[[], Agent], config: TrainConfig, games: int, seed: int
+) -> dict[str, float]:
+    """``games`` games of the learner (one ``make_player()`` per seat it plays, so memories are
+    never shared): the team's win rate (cooperative) or its win rate against the baseline pool
+    (competitive), and the mean episode return."""
     from agents import HEURISTICS
 
     specs = ["random"] + [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
     pool = [lambda rng, s=s: make_agent(s, config.env, int(rng.integers(2**31))) for s in specs]
     env = SingleAgentBridge(config.env, config.num_players, config.options, pool, seed=seed)
     wins, returns = 0, []
+    players: dict[int, Agent] = {}
     for _ in range(games):
         obs, _ = env.reset()
+        for player in players.values():
+            player.reset()
         done = False
         while not done:
-            obs, _, term, trunc, info = env.step(agent.act(obs, env.action_masks()))
+            player = players.setdefault(env.seat(), make_player())
+            obs, _, term, trunc, info = env.step(player.act(obs, env.action_masks()))
             done = term or trunc
         returns.append(info["episode_return"])
         wins += info["episode_return"] > 0
@@ -80,7 +91,12 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     obs_size = games[0].observation_space.shape[0]
     n_actions = int(games[0].action_space.n)
     state_size = games[0].state_space.shape[0] if config.centralized_critic else 0
-    net = PolicyNet(obs_size, n_actions, config.hidden, state_size)
+    net = PolicyNet(obs_size, n_actions, config.hidden, state_size, config.recurrent)
+    memory_size = max(config.recurrent, 1)
+    seats_of_table = len(games[0].aec.possible_agents)
+    memory = torch.zeros(n_envs, seats_of_table, memory_size)  # per env and seat
+    memory_buf = torch.zeros(n_steps, n_envs, memory_size)
+    rows = torch.arange(n_envs)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     start, snapshots = 0, 0
     resume_file = folder / "train_state.pt"
@@ -113,6 +129,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         )
     )
     next_done = torch.zeros(n_envs)
+    seats = torch.as_tensor([g.seat() for g in games])
     recent = deque(maxlen=100)
     batch = n_envs * n_steps
     updates = math.ceil(config.total_steps / batch)
@@ -126,10 +143,15 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 next_mask,
                 next_done,
             )
+            memory_buf[t] = memory[rows, seats]
             with torch.no_grad():
-                dist = Categorical(logits=net.masked_logits(next_obs, next_mask))
+                held = memory_buf[t] if config.recurrent else None
+                logits, updated = net.masked_logits(next_obs, next_mask, held)
+                dist = Categorical(logits=logits)
                 action = dist.sample()
                 values[t] = net.value(next_critic)
+            if config.recurrent:
+                memory[rows, seats] = updated
             actions[t], logprobs[t] = action, dist.log_prob(action)
             step_obs, step_critic, step_mask, step_done = [], [], [], []
             for i, game in enumerate(games):
@@ -137,6 +159,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 rewards[t, i] = reward
                 if term or trunc:
                     recent.append(info["episode_return"])
+                    memory[i] = 0.0
                     obs, _ = game.reset()
                 step_obs.append(obs)
                 step_mask.append(game.action_masks())
@@ -146,6 +169,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             next_mask = torch.as_tensor(np.stack(step_mask))
             next_critic = torch.as_tensor(np.stack(step_critic))
             next_done = torch.as_tensor(step_done)
+            seats = torch.as_tensor([g.seat() for g in games])
 
         # Generalized advantage estimation; ``dones[t]`` marks obs[t] as an episode's first.
         with torch.no_grad():
@@ -165,12 +189,14 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         b_mask, b_actions = mask_buf.reshape(batch, -1), actions.reshape(-1)
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
         b_returns = returns.reshape(-1)
+        b_memory = memory_buf.reshape(batch, -1)
         size = batch // config.minibatches
         for _ in range(config.epochs):
             order = torch.randperm(batch)
             for lo in range(0, batch, size):
                 idx = order[lo : lo + size]
-                dist = Categorical(logits=net.masked_logits(b_obs[idx], b_mask[idx]))
+                held = b_memory[idx] if config.recurrent else None
+                dist = Categorical(logits=net.masked_logits(b_obs[idx], b_mask[idx], held)[0])
                 ratio = (dist.log_prob(b_actions[idx]) - b_logprobs[idx]).exp()
                 adv = b_adv[idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -204,9 +230,11 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             pool.append(lambda rng, net=frozen: TorchAgent(net, "snapshot"))
             snapshots += 1
         if (update + 1) % config.eval_every == 0 or update + 1 == updates:
-            learner = TorchAgent(net, "learner")
             result = evaluate(
-                learner, config, config.eval_games, seed=config.seed + 10_000 + update
+                lambda: TorchAgent(net, "learner"),
+                config,
+                config.eval_games,
+                seed=config.seed + 10_000 + update,
             )
             log.scalars(step, {f"eval/{k}": v for k, v in result.items()})
             save_checkpoint(net, config.env, folder / "checkpoints" / f"step_{step}.pt")

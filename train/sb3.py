@@ -69,7 +69,8 @@ def evaluate_sb3(path: Path, config: TrainConfig, games: int) -> dict[str, float
     from agents.checkpoints import load_sb3_agent
     from train.ppo import evaluate
 
-    return evaluate(load_sb3_agent(str(path), config.env), config, games, seed=config.seed + 10_000)
+    agent = load_sb3_agent(str(path), config.env)  # memoryless: one object serves every seat
+    return evaluate(lambda: agent, config, games, seed=config.seed + 10_000)
 
 
 def train(config: TrainConfig, log: RunLog) -> Path:
