@@ -213,6 +213,16 @@ def test_max_ticks_truncates_a_game_where_nobody_acts():
     for _ in range(5):
         _, rewards, terms, truncs, _ = env.step({a: A.WAIT for a in env.agents})
     assert all(truncs.values()) and not any(terms.values()) and env.agents == []
+    assert rewards == {"player_0": 1.0, "player_1": 1.0}  # equal standing: a shared "win"
+
+
+def test_waiting_out_the_clock_does_not_pay():
+    """Truncation ranks the standing (points so far + cards held): the player holding more
+    cards when time runs out loses, so stalling is never better than playing."""
+    card, side = find_card(WANTED, "normal", exclude={0})
+    rules, state = table(hands=[[card, 70], [71, 72]], piles=[[73], [74, 75]], top=TOP, max_ticks=1)
+    rewards = rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT])
+    assert rules.is_truncated(state) and rewards == (1.0, -1.0)
 
 
 def test_aec_hides_choices_made_earlier_in_the_tick():

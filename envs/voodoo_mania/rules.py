@@ -168,9 +168,7 @@ class VoodooManiaRules(SimultaneousRules):
                 state.log.append(("stalled", state.round))
                 rewards = self._end_round(state)
         if state.phase != Phase.OVER and state.tick >= self.options.max_ticks:
-            state.phase = Phase.OVER
-            state.truncated = True
-            state.log.append(("truncated", state.tick))
+            rewards = self._truncate(state)
         if len(state.log) > 32:
             del state.log[:-16]
         return rewards
@@ -182,6 +180,21 @@ class VoodooManiaRules(SimultaneousRules):
         return not any(
             wanted in self.playable_on[c] for cards in state.hands + state.piles for c in cards
         )
+
+    def _truncate(self, state: State) -> tuple[float, ...]:
+        """At ``max_ticks`` the game is cut short. So that waiting out the clock never pays, the
+        rewards rank the players by points so far plus cards held now (fewest win, ties shared);
+        with per-round rewards the unfinished round is paid as if it had ended."""
+        state.phase = Phase.OVER
+        state.truncated = True
+        state.log.append(("truncated", state.tick))
+        n = self.num_players
+        held = self.totals(state)
+        if self.options.reward == "per_round":
+            return tuple(((sum(held) - own) / (n - 1) - own) / self.per_player for own in held)
+        standing = [s + h for s, h in zip(state.scores, held, strict=True)]
+        best = min(standing)
+        return tuple(1.0 if total == best else -1.0 for total in standing)
 
     def _cycle(self, state: State, seat: int, slot: int) -> None:
         """Slide a hand card under the own pile and replace it with the pile's top card."""
