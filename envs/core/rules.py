@@ -77,6 +77,12 @@ class PhasedRules:
     def phase_name(self, state: Any) -> str:
         return state.phase.name.lower()
 
+    def observe(self, state: Any, seat: int) -> np.ndarray:
+        return self.encoder.observe(state, seat)
+
+    def encode_state(self, state: Any) -> np.ndarray:
+        return self.encoder.encode_state(state)
+
 
 class SimultaneousRules(PhasedRules):
     """Rules where every seat chooses at once (``apply_joint``). The AEC environment asks the

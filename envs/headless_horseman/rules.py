@@ -266,11 +266,5 @@ class HeadlessHorsemanRules(SimultaneousRules):
         state.actor = 0
 
     # ----------------------------------------------------------------- encodings
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        return self.encoder.observe(state, seat)
-
-    def encode_state(self, state: State) -> np.ndarray:
-        return self.encoder.encode_state(state)
-
     def render(self, state: State, seat: int | None) -> str:
         return render_table(self, state, seat)

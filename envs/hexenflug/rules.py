@@ -328,12 +328,6 @@ class HexenflugRules(PhasedRules):
         return tuple(1.0 if seat in winners else -1.0 for seat in range(n))
 
     # ----------------------------------------------------------------- encodings
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        return self.encoder.observe(state, seat)
-
-    def encode_state(self, state: State) -> np.ndarray:
-        return self.encoder.encode_state(state)
-
     def render(self, state: State, seat: int | None) -> str:
         return render_table(self, state, seat)
 

@@ -496,12 +496,6 @@ class HocusPocusRules(PhasedRules):
         self._start_turn(state, (turn + 1) % self.num_players)
 
     # ----------------------------------------------------------------- encodings
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        return self.encoder.observe(state, seat)
-
-    def encode_state(self, state: State) -> np.ndarray:
-        return self.encoder.encode_state(state)
-
     def render(self, state: State, seat: int | None) -> str:
         return render_table(self, state, seat)
 

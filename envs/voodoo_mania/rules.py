@@ -248,11 +248,5 @@ class VoodooManiaRules(SimultaneousRules):
         return tuple(rewards)
 
     # ----------------------------------------------------------------- encodings
-    def observe(self, state: State, seat: int) -> np.ndarray:
-        return self.encoder.observe(state, seat)
-
-    def encode_state(self, state: State) -> np.ndarray:
-        return self.encoder.encode_state(state)
-
     def render(self, state: State, seat: int | None) -> str:
         return render_table(self, state, seat)
