@@ -34,7 +34,4 @@ results: install
 	done
 
 docs:
-	$(PYTHON) -m envs.hocus_pocus.docs
-	$(PYTHON) -m envs.hexenflug.docs
-	$(PYTHON) -m envs.headless_horseman.docs
-	$(PYTHON) -m envs.voodoo_mania.docs
+	$(PYTHON) -m envs.docs

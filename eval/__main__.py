@@ -7,13 +7,12 @@ table. ``--update-rules`` also writes the main table into the game's RULES.md (b
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 
-import envs
 from envs.core.docs import update_file
 from envs.core.errors import ConfigError
+from envs.docs import rules_md
 from eval import harness, report
 from eval.config import load_config
 
@@ -36,10 +35,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(report.main_table(summary))
     print(f"\nreport: {path}")
     if args.update_rules:
-        module = importlib.import_module(envs.spec(config.env).module)
-        update_file(
-            Path(module.__file__).with_name("RULES.md"), {"baselines": report.main_table(summary)}
-        )
+        update_file(rules_md(config.env), {"baselines": report.main_table(summary)})
     return summary
 
 

@@ -39,8 +39,6 @@ class CauldronParallelEnv(ParallelEnv):
         self.observation_spaces = self._aec.observation_spaces
         self.action_spaces = self._aec.action_spaces
         self.state_space: spaces.Box = self._aec.state_space
-        self._rng = np.random.default_rng()
-        self.game: Any = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -48,12 +46,13 @@ class CauldronParallelEnv(ParallelEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    @property
+    def game(self) -> Any:
+        """The game state, kept by the inner AEC env (which deals it, so both APIs deal alike)."""
+        return self._aec.game
+
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        n = self.rules.num_players
-        start = 0 if self.options.start_seat == "first" else int(self._rng.integers(n))
-        self.game = self.rules.new_game(self._rng, start)
+        self._aec.reset(seed=seed, options=options)
         self.agents = self.possible_agents[:]
         infos = {a: self.rules.info(self.game, i) for i, a in enumerate(self.agents)}
         return self._observations(), infos
