@@ -63,14 +63,15 @@ class PolicyNet(nn.Module):
     def masked_logits(
         self, obs: torch.Tensor, mask: torch.Tensor, memory: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Action logits with illegal actions at a very low value, and the updated memory (None
-        without a recurrent core; a missing memory starts at zeros)."""
+        """Action logits with illegal actions (``mask`` 0) lowered by 1e9, and the updated memory
+        (None without a recurrent core; a missing memory starts at zeros). An added bias, not
+        ``masked_fill``: several times faster on CPU, and the same after the softmax."""
         if self.recurrent:
             memory = self.core(self.encoder(obs), memory)
             logits = self.head(memory)
         else:
             logits = self.actor(obs)
-        return logits.masked_fill(mask == 0, -1e9), memory
+        return logits + (mask.to(logits.dtype) - 1.0) * 1e9, memory
 
     def value(self, critic_input: torch.Tensor) -> torch.Tensor:
         return self.critic(critic_input).squeeze(-1)

@@ -39,13 +39,15 @@ class SingleAgentBridge(gym.Env):
         aec: Any = None,
     ) -> None:
         """``aec`` plays another cooperative PettingZoo AEC env (with ``action_mask``
-        observations) in place of ``env_id``; the training benchmark runs Hanabi this way."""
+        observations), as given, in place of ``env_id``; the training benchmark runs Hanabi this
+        way. A Cauldron game is stepped without its PettingZoo wrappers, as the bridge only ever
+        sends masked actions or handles the penalty itself."""
         self.env_id = env_id
         self.cooperative = aec is not None or envs.spec(env_id).cooperative
         if not self.cooperative and not opponents:
             raise envs.ConfigError(f"{env_id} is competitive: the learner needs opponents")
         options = {"illegal_action": "penalty", **(options or {})}
-        self.aec = aec if aec is not None else envs.make(env_id, num_players, **options)
+        self.aec = aec if aec is not None else envs.make(env_id, num_players, **options).unwrapped
         first = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(first)["observation"]
         self.state_space = getattr(self.aec.unwrapped, "state_space", None)
@@ -111,7 +113,8 @@ class SingleAgentBridge(gym.Env):
         return float(self.aec.rewards[self.learner])
 
     def _over(self) -> bool:
-        return all(self.aec.terminations.values()) or all(self.aec.truncations.values())
+        """Whether the game has ended (every seat of these games ends at once)."""
+        return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
 
     def _play_others(self, reward: float) -> tuple[float, bool]:
         """Let the opponents move until the learner must act or the game ends; return the

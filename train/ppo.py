@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Categorical
 
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
@@ -44,8 +43,11 @@ def opponent_pool(config: TrainConfig) -> list:
     ]
 
 
-def critic_input(env: SingleAgentBridge, obs: np.ndarray, centralized: bool) -> np.ndarray:
-    return env.state() if centralized else obs
+def sample(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One action per row of masked ``logits`` (Gumbel-max: faster than ``multinomial`` on CPU),
+    and its log-probability."""
+    action = (logits - torch.log(-torch.log(torch.rand_like(logits)))).argmax(-1, keepdim=True)
+    return action.squeeze(1), torch.log_softmax(logits, -1).gather(1, action).squeeze(1)
 
 
 def evaluate(
@@ -110,25 +112,17 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     critic_size = state_size or obs_size
     obs_buf = torch.zeros(n_steps, n_envs, obs_size)
     critic_buf = torch.zeros(n_steps, n_envs, critic_size)
-    mask_buf = torch.zeros(n_steps, n_envs, n_actions, dtype=torch.bool)
+    mask_buf = torch.zeros(n_steps, n_envs, n_actions)
     actions = torch.zeros(n_steps, n_envs, dtype=torch.long)
     logprobs = torch.zeros(n_steps, n_envs)
     rewards = torch.zeros(n_steps, n_envs)
     dones = torch.zeros(n_steps, n_envs)
     values = torch.zeros(n_steps, n_envs)
 
-    obs_list = [g.reset(seed=int(rng.integers(2**31)))[0] for g in games]
-    next_obs = torch.as_tensor(np.stack(obs_list))
-    next_mask = torch.as_tensor(np.stack([g.action_masks() for g in games]))
-    next_critic = torch.as_tensor(
-        np.stack(
-            [
-                critic_input(g, o, config.centralized_critic)
-                for g, o in zip(games, obs_list, strict=True)
-            ]
-        )
-    )
-    next_done = torch.zeros(n_envs)
+    next_obs = np.stack([g.reset(seed=int(rng.integers(2**31)))[0] for g in games])
+    next_mask = np.stack([g.action_masks() for g in games])
+    next_critic = np.stack([g.state() for g in games]) if state_size else next_obs.copy()
+    next_done = np.zeros(n_envs, np.float32)
     seats = torch.as_tensor([g.seat() for g in games])
     recent = deque(maxlen=100)
     batch = n_envs * n_steps
@@ -137,47 +131,38 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     for update in range(start, updates):
         began = time.perf_counter()
         for t in range(n_steps):
-            obs_buf[t], critic_buf[t], mask_buf[t], dones[t] = (
-                next_obs,
-                next_critic,
-                next_mask,
-                next_done,
-            )
+            obs_buf[t] = torch.from_numpy(next_obs)
+            critic_buf[t] = torch.from_numpy(next_critic)
+            mask_buf[t] = torch.from_numpy(next_mask)
+            dones[t] = torch.from_numpy(next_done)
             memory_buf[t] = memory[rows, seats]
             with torch.no_grad():
                 held = memory_buf[t] if config.recurrent else None
-                logits, updated = net.masked_logits(next_obs, next_mask, held)
-                dist = Categorical(logits=logits)
-                action = dist.sample()
-                values[t] = net.value(next_critic)
+                logits, updated = net.masked_logits(obs_buf[t], mask_buf[t], held)
+                action, logprobs[t] = sample(logits)
+                values[t] = net.value(critic_buf[t])
             if config.recurrent:
                 memory[rows, seats] = updated
-            actions[t], logprobs[t] = action, dist.log_prob(action)
-            step_obs, step_critic, step_mask, step_done = [], [], [], []
-            for i, game in enumerate(games):
-                obs, reward, term, trunc, info = game.step(int(action[i]))
-                rewards[t, i] = reward
-                if term or trunc:
+            actions[t] = action
+            for i, (game, choice) in enumerate(zip(games, action.tolist(), strict=True)):
+                obs, rewards[t, i], term, trunc, info = game.step(choice)
+                next_done[i] = term or trunc
+                if next_done[i]:
                     recent.append(info["episode_return"])
                     memory[i] = 0.0
                     obs, _ = game.reset()
-                step_obs.append(obs)
-                step_mask.append(game.action_masks())
-                step_critic.append(critic_input(game, obs, config.centralized_critic))
-                step_done.append(float(term or trunc))
-            next_obs = torch.as_tensor(np.stack(step_obs))
-            next_mask = torch.as_tensor(np.stack(step_mask))
-            next_critic = torch.as_tensor(np.stack(step_critic))
-            next_done = torch.as_tensor(step_done)
+                next_obs[i] = obs
+                next_mask[i] = game.action_masks()
+                next_critic[i] = game.state() if state_size else obs
             seats = torch.as_tensor([g.seat() for g in games])
 
         # Generalized advantage estimation; ``dones[t]`` marks obs[t] as an episode's first.
         with torch.no_grad():
-            next_value = net.value(next_critic)
+            next_value = net.value(torch.from_numpy(next_critic))
         advantages = torch.zeros_like(rewards)
         last = torch.zeros(n_envs)
         for t in reversed(range(n_steps)):
-            following_done = next_done if t == n_steps - 1 else dones[t + 1]
+            following_done = torch.from_numpy(next_done) if t == n_steps - 1 else dones[t + 1]
             following_value = next_value if t == n_steps - 1 else values[t + 1]
             alive = 1.0 - following_done
             delta = rewards[t] + config.gamma * following_value * alive - values[t]
@@ -196,15 +181,17 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             for lo in range(0, batch, size):
                 idx = order[lo : lo + size]
                 held = b_memory[idx] if config.recurrent else None
-                dist = Categorical(logits=net.masked_logits(b_obs[idx], b_mask[idx], held)[0])
-                ratio = (dist.log_prob(b_actions[idx]) - b_logprobs[idx]).exp()
+                logits = net.masked_logits(b_obs[idx], b_mask[idx], held)[0]
+                log_policy = torch.log_softmax(logits, -1)
+                new_logprob = log_policy.gather(1, b_actions[idx, None]).squeeze(1)
+                ratio = (new_logprob - b_logprobs[idx]).exp()
                 adv = b_adv[idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 policy_loss = torch.max(
                     -adv * ratio, -adv * ratio.clamp(1 - config.clip, 1 + config.clip)
                 ).mean()
                 value_loss = 0.5 * (net.value(b_critic[idx]) - b_returns[idx]).pow(2).mean()
-                entropy = dist.entropy().mean()
+                entropy = -(torch.softmax(logits, -1) * log_policy).sum(-1).mean()
                 loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
                 optimizer.zero_grad()
                 loss.backward()
