@@ -180,26 +180,28 @@ def test_recurrent_core_trains_and_keeps_one_memory_per_seat(tmp_path):
 
 
 def test_self_play_snapshots_join_the_opponent_pool(tmp_path, monkeypatch):
-    from train import ppo
+    from train import ppo, vector
     from train.runlog import RunLog
 
     pools = []
-    real_pool = ppo.opponent_pool
-    monkeypatch.setattr(ppo, "opponent_pool", lambda c: pools.append(real_pool(c)) or pools[-1])
+    real_pool = vector.opponent_pool
+    monkeypatch.setattr(vector, "opponent_pool", lambda c: pools.append(real_pool(c)) or pools[-1])
     config = parse_config(
         tiny(
             "hexenflug_v0",
             "torch",
             tmp_path,
             self_play_every=1,
-            total_steps=512,
+            total_steps=512 * 7,
             opponents=["random"],
         )
     )
     ppo.train(config, RunLog(config.folder, quiet=True))
-    assert len(pools[0]) == 1 + 4  # the random opponent and one snapshot per update
-    snapshot = pools[0][-1](np.random.default_rng(0))
+    games_pool = pools[-1]
+    assert len(games_pool) == 1 + vector.MAX_SNAPSHOTS  # random, then the newest snapshots
+    snapshot = games_pool[-1](np.random.default_rng(0))
     assert snapshot.name == "snapshot"
+    assert [p(np.random.default_rng(0)).name for p in games_pool[:1]] == ["random"]
 
 
 def test_cli_saves_config_and_resumes(tmp_path, capsys):
@@ -223,12 +225,29 @@ def test_cli_saves_config_and_resumes(tmp_path, capsys):
         "evaluation",
     } <= {p.name for p in folder.iterdir()}
     assert "| torch:" in capsys.readouterr().out
-    path.write_text(
-        path.read_text().replace("total_steps: 256", "total_steps: 512") + "\nresume: true\n"
-    )
-    train_cli.main([str(path), "--quiet"])
+    train_cli.main([str(path), "--quiet", "--set", "total_steps=512", "--set", "resume=true"])
     steps = [int(line.split(",")[0]) for line in (folder / "metrics.csv").read_text().split()]
     assert max(steps) == 512 and steps.count(256) > 0 and steps.count(384) > 0
+    train_cli.main([str(path), "--quiet"])  # a fresh run in the same folder: fresh logs
+    rows = (folder / "metrics.csv").read_text().split()
+    assert max(int(line.split(",")[0]) for line in rows) == 256
+    assert sum(",train/mean_return," in line for line in rows) == 2  # one per update
+
+
+@pytest.mark.parametrize(
+    "pair, match",
+    [
+        ("bogus=1", "bogus"),
+        ("num_envs=0", "num_envs"),
+        ("hidden=wide", "hidden"),
+        ("total_steps", "KEY=VALUE"),
+    ],
+)
+def test_cli_set_overrides_are_validated_like_the_file(tmp_path, pair, match):
+    path = tmp_path / "run.yaml"
+    path.write_text("env: headless_horseman_v0\n")
+    with pytest.raises(envs.ConfigError, match=match):
+        train_cli.main([str(path), "--set", pair])
 
 
 def test_pytorch_trainer_beats_random_play(tmp_path):
@@ -257,3 +276,22 @@ def test_pytorch_trainer_beats_random_play(tmp_path):
     randoms = play_team("headless_horseman_v0", 2, "random", seeds)
     win = lambda games: sum(g.info["outcome"] == 1 for g in games) / len(games)  # noqa: E731
     assert win(trained) > win(randoms) + 0.1, (win(trained), win(randoms))
+
+
+def test_worker_processes_train_the_same_network_as_the_trainers_own_process(tmp_path):
+    """The games keep their own seeds wherever they run: the same config trains the same
+    weights with the games in two worker processes as in the trainer's process."""
+    import torch
+
+    from agents.torch_policy import load_checkpoint
+    from train import ppo
+    from train.runlog import RunLog
+
+    weights = []
+    for workers in (0, 2):
+        config = parse_config(
+            tiny("hexenflug_v0", "torch", tmp_path, name=f"w{workers}", workers=workers)
+        )
+        net, _ = load_checkpoint(ppo.train(config, RunLog(config.folder, quiet=True)))
+        weights.append(net.state_dict())
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])

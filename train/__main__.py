@@ -1,6 +1,6 @@
 """Train an agent from a YAML config, then evaluate it against the baselines.
 
-    python -m train configs/train/quickstart.yaml [--quiet]
+    python -m train configs/train/quickstart.yaml [--quiet] [--set key=value ...]
 
 The run folder ``<out>/<name>/`` receives the config, ``metrics.csv``, TensorBoard logs (``tb/``),
 checkpoints, ``final.pt`` or ``final.zip``, and the final evaluation (``evaluation/``: report,
@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import torch
 import yaml
 
 from agents import HEURISTICS
@@ -43,27 +44,38 @@ def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int = 2) ->
     return summary
 
 
+def overrides(pairs: list[str]) -> dict:
+    """``["key=value", ...]`` as a dict, each value read as YAML (``64``, ``[256, 256]``)."""
+    data = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
+        data[key] = yaml.safe_load(value)
+    return data
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m train", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="YAML file (see configs/train/)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--total-steps", type=int, help="override the config's step budget")
-    parser.add_argument("--name", help="override the config's run name")
-    parser.add_argument("--final-eval-games", type=int, help="override the final evaluation")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field, value in YAML (e.g. --set total_steps=200000); repeatable",
+    )
     args = parser.parse_args(argv)
     config = load_config(args.config)
-    overrides = {
-        "total_steps": args.total_steps,
-        "name": args.name,
-        "final_eval_games": args.final_eval_games,
-    }
-    if any(v is not None for v in overrides.values()):
-        data = {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
-        config = parse_config(data, args.config)
+    if args.set:
+        config = parse_config({**config.model_dump(), **overrides(args.set)}, args.config)
     folder = config.folder
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.yaml").write_text(yaml.safe_dump(config.model_dump(), sort_keys=False))
-    log = RunLog(folder, quiet=args.quiet)
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    log = RunLog(folder, quiet=args.quiet, resume=config.resume)
     if config.trainer == "torch":
         from train.ppo import train
     else:

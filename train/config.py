@@ -29,6 +29,15 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, ge=0, description="seeds every generator of the run")
     total_steps: int = Field(100_000, ge=1, description="learner decisions to train for")
     num_envs: int = Field(8, ge=1, le=256, description="games stepped in lockstep")
+    workers: int = Field(
+        0, ge=0, le=64, description="processes stepping the games (0: the trainer's own)"
+    )
+    threads: int = Field(
+        0,
+        ge=0,
+        le=256,
+        description="torch threads (0: one per core); 1 when several runs share the cores",
+    )
     rollout_steps: int = Field(128, ge=1, description="steps per game between updates")
     learning_rate: float = Field(3e-4, gt=0, le=1)
     gamma: float = Field(0.99, gt=0, le=1)
@@ -74,6 +83,10 @@ class TrainConfig(BaseModel):
             raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
         for opponent in self.opponents:
             make_agent(opponent, self.env)
+        if self.workers > self.num_envs:
+            raise ValueError(f"workers ({self.workers}) must not exceed num_envs ({self.num_envs})")
+        if self.workers and self.trainer != "torch":
+            raise ValueError("workers needs trainer 'torch'")
         if (self.num_envs * self.rollout_steps) % self.minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by minibatches")
         return self

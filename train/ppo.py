@@ -15,7 +15,6 @@ CleanRL's ``ppo.py``).
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from collections import deque
@@ -31,16 +30,7 @@ from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
 from train.runlog import RunLog
-
-MAX_SNAPSHOTS = 5
-
-
-def opponent_pool(config: TrainConfig) -> list:
-    """Factories of the opponents named in the config (self-play snapshots are added later)."""
-    return [
-        lambda rng, spec=spec: make_agent(spec, config.env, int(rng.integers(2**31)))
-        for spec in config.opponents
-    ]
+from train.vector import VectorGames
 
 
 def sample(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -82,25 +72,17 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     folder = config.folder
     rng = np.random.default_rng(config.seed)
     torch.manual_seed(config.seed)
-    pool = opponent_pool(config)
-    games = [
-        SingleAgentBridge(
-            config.env, config.num_players, config.options, pool, seed=config.seed + i
-        )
-        for i in range(config.num_envs)
-    ]
+    games = VectorGames(config)
     n_envs, n_steps = config.num_envs, config.rollout_steps
-    obs_size = games[0].observation_space.shape[0]
-    n_actions = int(games[0].action_space.n)
-    state_size = games[0].state_space.shape[0] if config.centralized_critic else 0
+    obs_size, n_actions = games.observation_size, games.num_actions
+    state_size = games.state_size if config.centralized_critic else 0
     net = PolicyNet(obs_size, n_actions, config.hidden, state_size, config.recurrent)
     memory_size = max(config.recurrent, 1)
-    seats_of_table = len(games[0].aec.possible_agents)
-    memory = torch.zeros(n_envs, seats_of_table, memory_size)  # per env and seat
+    memory = torch.zeros(n_envs, games.seats, memory_size)  # per env and seat
     memory_buf = torch.zeros(n_steps, n_envs, memory_size)
     rows = torch.arange(n_envs)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
-    start, snapshots = 0, 0
+    start = 0
     resume_file = folder / "train_state.pt"
     if config.resume and resume_file.is_file():
         saved = torch.load(resume_file, map_location="cpu", weights_only=True)
@@ -119,11 +101,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     dones = torch.zeros(n_steps, n_envs)
     values = torch.zeros(n_steps, n_envs)
 
-    next_obs = np.stack([g.reset(seed=int(rng.integers(2**31)))[0] for g in games])
-    next_mask = np.stack([g.action_masks() for g in games])
-    next_critic = np.stack([g.state() for g in games]) if state_size else next_obs.copy()
-    next_done = np.zeros(n_envs, np.float32)
-    seats = torch.as_tensor([g.seat() for g in games])
+    games.reset([int(rng.integers(2**31)) for _ in range(n_envs)])
+    live = games.rows
+    next_critic = live["critic"] if state_size else live["obs"]
     recent = deque(maxlen=100)
     batch = n_envs * n_steps
     updates = math.ceil(config.total_steps / batch)
@@ -131,38 +111,29 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     for update in range(start, updates):
         began = time.perf_counter()
         for t in range(n_steps):
-            obs_buf[t] = torch.from_numpy(next_obs)
-            critic_buf[t] = torch.from_numpy(next_critic)
-            mask_buf[t] = torch.from_numpy(next_mask)
-            dones[t] = torch.from_numpy(next_done)
-            memory_buf[t] = memory[rows, seats]
+            obs_buf[t], critic_buf[t] = live["obs"], next_critic
+            mask_buf[t], dones[t] = live["mask"], live["done"]
+            memory_buf[t] = memory[rows, live["seat"]]
             with torch.no_grad():
                 held = memory_buf[t] if config.recurrent else None
                 logits, updated = net.masked_logits(obs_buf[t], mask_buf[t], held)
-                action, logprobs[t] = sample(logits)
+                actions[t], logprobs[t] = sample(logits)
                 values[t] = net.value(critic_buf[t])
             if config.recurrent:
-                memory[rows, seats] = updated
-            actions[t] = action
-            for i, (game, choice) in enumerate(zip(games, action.tolist(), strict=True)):
-                obs, rewards[t, i], term, trunc, info = game.step(choice)
-                next_done[i] = term or trunc
-                if next_done[i]:
-                    recent.append(info["episode_return"])
-                    memory[i] = 0.0
-                    obs, _ = game.reset()
-                next_obs[i] = obs
-                next_mask[i] = game.action_masks()
-                next_critic[i] = game.state() if state_size else obs
-            seats = torch.as_tensor([g.seat() for g in games])
+                memory[rows, live["seat"]] = updated
+            games.step(actions[t])
+            rewards[t] = live["reward"]
+            ended = live["done"].nonzero().squeeze(1)
+            recent.extend(live["ret"][ended].tolist())
+            memory[ended] = 0.0
 
         # Generalized advantage estimation; ``dones[t]`` marks obs[t] as an episode's first.
         with torch.no_grad():
-            next_value = net.value(torch.from_numpy(next_critic))
+            next_value = net.value(next_critic)
         advantages = torch.zeros_like(rewards)
         last = torch.zeros(n_envs)
         for t in reversed(range(n_steps)):
-            following_done = torch.from_numpy(next_done) if t == n_steps - 1 else dones[t + 1]
+            following_done = live["done"] if t == n_steps - 1 else dones[t + 1]
             following_value = next_value if t == n_steps - 1 else values[t + 1]
             alive = 1.0 - following_done
             delta = rewards[t] + config.gamma * following_value * alive - values[t]
@@ -211,11 +182,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             },
         )
         if config.self_play_every and (update + 1) % config.self_play_every == 0:
-            frozen = copy.deepcopy(net)
-            if snapshots >= MAX_SNAPSHOTS:
-                pool.pop(len(config.opponents))
-            pool.append(lambda rng, net=frozen: TorchAgent(net, "snapshot"))
-            snapshots += 1
+            games.add_snapshot(net)
         if (update + 1) % config.eval_every == 0 or update + 1 == updates:
             result = evaluate(
                 lambda: TorchAgent(net, "learner"),
@@ -233,6 +200,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 },
                 resume_file,
             )
+    games.close()
     final = folder / "final.pt"
     save_checkpoint(net, config.env, final)
     log.finish()

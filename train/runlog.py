@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 from tqdm import tqdm
@@ -12,13 +13,19 @@ class RunLog:
     """Scalars go to ``<folder>/metrics.csv`` and TensorBoard (``<folder>/tb``); the progress
     bar counts learner steps and shows the latest mean return and evaluation win rate."""
 
-    def __init__(self, folder: Path, quiet: bool = False) -> None:
+    def __init__(
+        self, folder: Path, quiet: bool = False, plot: bool = True, resume: bool = False
+    ) -> None:
+        """A fresh run (``resume`` off) starts new logs in place of any left in ``folder``."""
         from torch.utils.tensorboard import SummaryWriter
 
         folder.mkdir(parents=True, exist_ok=True)
+        if not resume:
+            (folder / "metrics.csv").unlink(missing_ok=True)
+            shutil.rmtree(folder / "tb", ignore_errors=True)
         self.writer = SummaryWriter(str(folder / "tb"))
         self.csv_path = folder / "metrics.csv"
-        self.quiet = quiet
+        self.quiet, self.plot = quiet, plot
         self.bar: tqdm | None = None
         self.rows: list[dict[str, float]] = []
         self._done = 0
@@ -51,11 +58,13 @@ class RunLog:
         (self.bar.write if self.bar else print)(text)
 
     def finish(self) -> None:
-        """Close the bar and write ``learning_curve.png`` from the whole ``metrics.csv``."""
+        """Close the bar and (unless ``plot`` is off) write ``learning_curve.png`` from the whole
+        ``metrics.csv``."""
         if self.bar is not None:
             self.bar.close()
         self.writer.flush()
-        plot_learning_curve(self.csv_path, self.csv_path.with_name("learning_curve.png"))
+        if self.plot:
+            plot_learning_curve(self.csv_path, self.csv_path.with_name("learning_curve.png"))
 
 
 def plot_learning_curve(csv_path: Path, png: Path) -> None:

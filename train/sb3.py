@@ -17,8 +17,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from agents.checkpoints import SB3_META
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
-from train.ppo import opponent_pool
 from train.runlog import RunLog
+from train.vector import opponent_pool
 
 
 class _Progress(BaseCallback):

@@ -1,0 +1,179 @@
+"""Many training games stepped in lockstep, in this process or split across worker processes.
+
+:class:`VectorGames` holds ``config.num_envs`` :class:`~train.bridge.SingleAgentBridge` games and
+presents them as shared ``torch`` tensors, one row per game (``n`` games)::
+
+    obs     (n, obs_size)     float32   the acting seat's observation
+    mask    (n, num_actions)  float32   its legal actions (1 legal, 0 not)
+    critic  (n, state_size)   float32   the full ``state()``, if the critic is centralized
+    reward  (n,)              float32   the learner's reward from the last step
+    done    (n,)              float32   1 where that step ended a game (the row is a new game)
+    ret     (n,)              float32   the ended game's episode return, where ``done``
+    seat    (n,)              int64     the seat the learner now plays
+    action  (n,)              int64     written by the trainer before :meth:`step`
+
+With ``config.workers`` > 0 the games are split across that many spawned processes, which write
+their rows straight into the shared tensors (no copies through pipes), as gymnasium's
+``AsyncVectorEnv`` does with one game per process. Each game keeps its own seed, so the run is
+the same whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.connection
+from typing import Any
+
+import numpy as np
+import torch
+import torch.multiprocessing as mp
+
+from agents import make_agent
+from agents.torch_policy import PolicyNet, TorchAgent
+from train.bridge import SingleAgentBridge
+from train.config import TrainConfig
+
+MAX_SNAPSHOTS = 5
+
+
+def opponent_pool(config: TrainConfig) -> list:
+    """Factories of the opponents named in the config (self-play snapshots are added later)."""
+    return [
+        lambda rng, spec=spec: make_agent(spec, config.env, int(rng.integers(2**31)))
+        for spec in config.opponents
+    ]
+
+
+class GameSlice:
+    """Games ``lo`` to ``hi - 1`` of the vector and the opponent pool they draw from."""
+
+    def __init__(self, config: TrainConfig, lo: int, hi: int, rows: dict[str, torch.Tensor]):
+        self.config, self.lo, self.hi = config, lo, hi
+        self.pool = opponent_pool(config)
+        self.snapshots = 0
+        self.games = [
+            SingleAgentBridge(
+                config.env, config.num_players, config.options, self.pool, seed=config.seed + i
+            )
+            for i in range(lo, hi)
+        ]
+        self.rows = {name: tensor.numpy() for name, tensor in rows.items()}
+
+    def _write(self, row: int, game: SingleAgentBridge, obs: np.ndarray) -> None:
+        self.rows["obs"][row] = obs
+        self.rows["mask"][row] = game.action_masks()
+        self.rows["seat"][row] = game.seat()
+        if self.config.centralized_critic:
+            self.rows["critic"][row] = game.state()
+
+    def reset(self, seeds: list[int]) -> None:
+        for row, game in enumerate(self.games, self.lo):
+            self._write(row, game, game.reset(seed=seeds[row])[0])
+
+    def step(self) -> None:
+        rows = self.rows
+        for row, game in enumerate(self.games, self.lo):
+            obs, rows["reward"][row], term, trunc, info = game.step(int(rows["action"][row]))
+            rows["done"][row] = term or trunc
+            if term or trunc:
+                rows["ret"][row] = info["episode_return"]
+                obs, _ = game.reset()
+            self._write(row, game, obs)
+
+    def add_snapshot(self, net_config: dict[str, Any], weights: dict[str, torch.Tensor]) -> None:
+        """A frozen copy of the learner joins the pool, replacing the oldest beyond
+        :data:`MAX_SNAPSHOTS`."""
+        net = PolicyNet(**net_config)
+        net.load_state_dict(weights)
+        if self.snapshots >= MAX_SNAPSHOTS:
+            self.pool.pop(len(self.config.opponents))
+        self.pool.append(lambda rng, net=net: TorchAgent(net, "snapshot"))
+        self.snapshots += 1
+
+
+def _serve(
+    config: TrainConfig,
+    lo: int,
+    hi: int,
+    rows: dict[str, torch.Tensor],
+    conn: multiprocessing.connection.Connection,
+) -> None:
+    """A worker process: run the slice's commands until told to close."""
+    torch.set_num_threads(1)
+    games = GameSlice(config, lo, hi, rows)
+    while True:
+        command, args = conn.recv()
+        if command == "close":
+            return
+        getattr(games, command)(*args)
+        conn.send(None)
+
+
+class VectorGames:
+    """``config.num_envs`` games in lockstep; ``rows`` holds the tensors of the module
+    docstring."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        probe = SingleAgentBridge(
+            config.env, config.num_players, config.options, opponent_pool(config)
+        )
+        n = config.num_envs
+        critic_size = probe.state_space.shape[0] if config.centralized_critic else 0
+        self.observation_size = probe.observation_space.shape[0]
+        self.num_actions = int(probe.action_space.n)
+        self.state_size = probe.state_space.shape[0]
+        self.seats = len(probe.aec.possible_agents)
+        self.rows = {
+            "obs": torch.zeros(n, self.observation_size),
+            "mask": torch.zeros(n, self.num_actions),
+            "critic": torch.zeros(n, critic_size),
+            "reward": torch.zeros(n),
+            "done": torch.zeros(n),
+            "ret": torch.zeros(n),
+            "seat": torch.zeros(n, dtype=torch.long),
+            "action": torch.zeros(n, dtype=torch.long),
+        }
+        for tensor in self.rows.values():
+            tensor.share_memory_()
+        bounds = np.linspace(0, n, config.workers + 1).astype(int) if config.workers else [0, n]
+        self._local: GameSlice | None = None
+        self._workers: list[tuple[Any, multiprocessing.connection.Connection]] = []
+        if not config.workers:
+            self._local = GameSlice(config, 0, n, self.rows)
+            return
+        context = mp.get_context("spawn")
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            here, there = context.Pipe()
+            process = context.Process(
+                target=_serve, args=(config, int(lo), int(hi), self.rows, there), daemon=True
+            )
+            process.start()
+            self._workers.append((process, here))
+
+    def _run(self, command: str, *args: Any) -> None:
+        if self._local is not None:
+            getattr(self._local, command)(*args)
+            return
+        for _, conn in self._workers:
+            conn.send((command, args))
+        for _, conn in self._workers:
+            conn.recv()
+
+    def reset(self, seeds: list[int]) -> None:
+        """Start a game in every row, row ``i`` seeded with ``seeds[i]``."""
+        self._run("reset", seeds)
+
+    def step(self, actions: torch.Tensor) -> None:
+        """Every game takes its row of ``actions``; ended games restart at once."""
+        self.rows["action"][:] = actions
+        self._run("step")
+
+    def add_snapshot(self, net: PolicyNet) -> None:
+        """Freeze ``net`` into every opponent pool (self-play)."""
+        weights = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        self._run("add_snapshot", net.config, weights)
+
+    def close(self) -> None:
+        for process, conn in self._workers:
+            conn.send(("close", ()))
+            process.join(timeout=10)
+        self._workers = []
