@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import yaml
 import torch
 from stable_baselines3.common.env_checker import check_env
 
@@ -225,6 +226,10 @@ def test_cli_saves_config_and_resumes(tmp_path, capsys):
         "evaluation",
     } <= {p.name for p in folder.iterdir()}
     assert "| torch:" in capsys.readouterr().out
+    from train.results import table
+
+    row = table([folder]).splitlines()[2]
+    assert row.startswith("| headless_horseman (2p) | torch | ") and "| 256 steps, " in row
     train_cli.main([str(path), "--quiet", "--set", "total_steps=512", "--set", "resume=true"])
     steps = [int(line.split(",")[0]) for line in (folder / "metrics.csv").read_text().split()]
     assert max(steps) == 512 and steps.count(256) > 0 and steps.count(384) > 0
@@ -232,6 +237,20 @@ def test_cli_saves_config_and_resumes(tmp_path, capsys):
     rows = (folder / "metrics.csv").read_text().split()
     assert max(int(line.split(",")[0]) for line in rows) == 256
     assert sum(",train/mean_return," in line for line in rows) == 2  # one per update
+
+
+def test_results_table_of_a_competitive_run(tmp_path, capsys):
+    from train import results
+
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(tiny("hexenflug_v0", "sb3", tmp_path)))
+    train_cli.main([str(path), "--quiet"])
+    text = results.main([str(tmp_path / "hexenflug_v0-sb3")])
+    header, _, row = text.splitlines()
+    assert "trained seat vs random" in header
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[:2] == ["hexenflug (2p)", "sb3"]
+    assert cells[3].startswith("heuristic:") and cells[4] in ("yes", "no", "not sure")
 
 
 @pytest.mark.parametrize(
@@ -295,3 +314,32 @@ def test_worker_processes_train_the_same_network_as_the_trainers_own_process(tmp
         net, _ = load_checkpoint(ppo.train(config, RunLog(config.folder, quiet=True)))
         weights.append(net.state_dict())
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+@pytest.mark.parametrize("trainer", ["torch", "sb3"])
+def test_max_minutes_stops_training_early_and_still_saves(tmp_path, trainer):
+    config = parse_config(
+        tiny(
+            "headless_horseman_v0",
+            trainer,
+            tmp_path,
+            total_steps=10**7,
+            max_minutes=1e-5,
+            eval_every=10**6,
+        )
+    )
+    module = __import__(f"train.{'ppo' if trainer == 'torch' else 'sb3'}", fromlist=["train"])
+    from train.runlog import RunLog
+
+    checkpoint = module.train(config, RunLog(config.folder, quiet=True))
+    steps = [int(line.split(",")[0]) for line in (config.folder / "metrics.csv").read_text().split()]
+    assert checkpoint.is_file() and max(steps) <= 2 * 128  # one or two updates, not 10**7 steps
+
+
+@pytest.mark.parametrize(
+    "low, high, answer", [(0.6, 0.7, "yes"), (0.3, 0.4, "no"), (0.4, 0.6, "not sure")]
+)
+def test_results_verdict_reads_the_interval_against_the_line(low, high, answer):
+    from train.results import verdict
+
+    assert verdict(low, high, 0.5) == answer

@@ -28,6 +28,9 @@ class TrainConfig(BaseModel):
     trainer: Literal["torch", "sb3"] = Field("torch", description="PyTorch PPO or SB3 MaskablePPO")
     seed: int = Field(0, ge=0, description="seeds every generator of the run")
     total_steps: int = Field(100_000, ge=1, description="learner decisions to train for")
+    max_minutes: float = Field(
+        0, ge=0, description="also stop after this much training time (0: no limit)"
+    )
     num_envs: int = Field(8, ge=1, le=256, description="games stepped in lockstep")
     workers: int = Field(
         0, ge=0, le=64, description="processes stepping the games (0: the trainer's own)"

@@ -4,7 +4,10 @@ CleanRL's ``ppo.py``).
 * One masked categorical policy with shared parameters plays every seat it controls (all seats of
   a cooperative game; its own seat, rotated each episode, against an opponent pool in a
   competitive one) through :class:`train.bridge.SingleAgentBridge`.
-* ``num_envs`` games are stepped in lockstep; each step runs the network once on the batch.
+* ``num_envs`` games are stepped in lockstep (:class:`train.vector.VectorGames`, optionally in
+  ``workers`` processes); each step runs the network once on the batch and samples every game's
+  action with the Gumbel-max trick.
+* ``max_minutes``: training stops after the first update past that time, and saves as usual.
 * ``centralized_critic``: the value head reads the game's full ``state()`` (cooperative games),
   the policy still reads only the player's observation.
 * ``self_play_every``: frozen snapshots of the policy join the opponent pool.
@@ -108,6 +111,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     batch = n_envs * n_steps
     updates = math.ceil(config.total_steps / batch)
     log.start(total=updates * batch, done=start * batch)
+    deadline = time.perf_counter() + 60 * config.max_minutes if config.max_minutes else math.inf
     for update in range(start, updates):
         began = time.perf_counter()
         for t in range(n_steps):
@@ -183,7 +187,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         )
         if config.self_play_every and (update + 1) % config.self_play_every == 0:
             games.add_snapshot(net)
-        if (update + 1) % config.eval_every == 0 or update + 1 == updates:
+        out_of_time = time.perf_counter() > deadline
+        if (update + 1) % config.eval_every == 0 or update + 1 == updates or out_of_time:
             result = evaluate(
                 lambda: TorchAgent(net, "learner"),
                 config,
@@ -200,6 +205,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 },
                 resume_file,
             )
+        if out_of_time:
+            log.message(f"max_minutes reached after {step:,} steps")
+            break
     games.close()
     final = folder / "final.pt"
     save_checkpoint(net, config.env, final)

@@ -7,6 +7,8 @@ network) from which the ``sb3:`` agent rebuilds the policy out of its weights al
 from __future__ import annotations
 
 import json
+import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -27,15 +29,23 @@ class _Progress(BaseCallback):
     def __init__(self, config: TrainConfig, log: RunLog) -> None:
         super().__init__()
         self.config, self.log, self.returns, self.rollouts = config, log, [], 0
+        minutes = config.max_minutes
+        self.deadline = time.perf_counter() + 60 * minutes if minutes else math.inf
+        self.out_of_time = False
 
     def _on_step(self) -> bool:
+        """Collect finished games' returns; once ``max_minutes`` have passed, stop at the first
+        step after an update."""
         for info in self.locals.get("infos", []):
             if "episode_return" in info:
                 self.returns.append(info["episode_return"])
-        return True
+        return not self.out_of_time
 
     def _on_rollout_end(self) -> None:
         self.rollouts += 1
+        self.out_of_time = time.perf_counter() > self.deadline
+        if self.out_of_time:
+            self.log.message(f"max_minutes reached after {self.num_timesteps:,} steps")
         recent = self.returns[-100:]
         self.log.scalars(
             self.num_timesteps, {"train/mean_return": float(np.mean(recent)) if recent else 0.0}
