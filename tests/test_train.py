@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import yaml
 import torch
+import yaml
 from stable_baselines3.common.env_checker import check_env
 
 import envs
@@ -332,7 +332,8 @@ def test_max_minutes_stops_training_early_and_still_saves(tmp_path, trainer):
     from train.runlog import RunLog
 
     checkpoint = module.train(config, RunLog(config.folder, quiet=True))
-    steps = [int(line.split(",")[0]) for line in (config.folder / "metrics.csv").read_text().split()]
+    rows = (config.folder / "metrics.csv").read_text().split()
+    steps = [int(line.split(",")[0]) for line in rows]
     assert checkpoint.is_file() and max(steps) <= 2 * 128  # one or two updates, not 10**7 steps
 
 
