@@ -534,6 +534,28 @@ def test_stun_reward_option_and_win_at_sunrise():
     assert rewards == (1.25, 1.25, 1.25)
 
 
+def test_match_reward_option_pays_the_change_in_matched_tops():
+    """`match_reward` (a shaping option, not a rule): the change of the most tops sharing a colour
+    or a type, / 5; the stunning play counts as all five matched before the Cauldron is purged."""
+    greens = [card("green", t) for t in (OIL, TOE, POX)]
+    other = card("purple", TONGUE)
+    last = card("green", NEWT)
+    rules, state = _stun_table([*greens, other], hands=[[last], [], []], deck=DECK)
+    assert rules.apply(state, play(last, 4)) == (0.0, 0.0, 0.0)  # the option is off by default
+    rules, state = _stun_table(
+        [*greens, other], hands=[[last], [], []], deck=DECK, match_reward=1.0
+    )
+    assert rules.matched(state) == 3
+    assert rules.apply(state, play(last, 4)) == pytest.approx((0.2, 0.2, 0.2))
+    assert rules.matched(state) == 4 and state.stuns == 0
+    rules, state = _stun_table(
+        [*greens, card("green", TONGUE)], hands=[[last], [], []], deck=DECK, match_reward=1.0
+    )
+    rewards = rules.apply(state, play(last, 4))
+    assert state.stuns == 1 and rules.matched(state) == 0
+    assert rewards == pytest.approx((0.2, 0.2, 0.2))
+
+
 def test_sunrise_steps_option():
     greens = [card("green", t) for t in (OIL, TOE, POX, TONGUE)]
     last = card("green", NEWT)

@@ -27,3 +27,8 @@ class HocusPocusOptions(CommonOptions):
     stun_reward: float = option(
         0.0, "Shaped reward given to every player each time a witch is stunned."
     )
+    match_reward: float = option(
+        0.0,
+        "Shaped reward (not a rule): this times the change, each step, of the Cauldron's match "
+        "count / 5 (most tops sharing one colour or one type); a stun counts as 5 matched.",
+    )

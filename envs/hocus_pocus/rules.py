@@ -131,6 +131,15 @@ class HocusPocusRules(PhasedRules):
         """Top card of each pile, or ``50 + space`` for an empty space."""
         return [p[-1] if p else C.NUM_CARDS + s for s, p in enumerate(state.piles)]
 
+    def matched(self, state: State) -> int:
+        """The most Cauldron tops sharing one colour or one type (0 to 5; ``match_reward``)."""
+        tops = [p[-1] for p in state.piles if p]
+        if not tops:
+            return 0
+        colours = np.bincount(self.colour[tops], minlength=5)
+        types = np.bincount(self.type[tops], minlength=5)
+        return int(max(colours.max(), types.max()))
+
     def _mark_plays(self, state: State, hand: list[int], mask: np.ndarray) -> bool:
         """Set the play actions of ``hand`` in ``mask``; return whether there is any."""
         index = [
@@ -179,6 +188,9 @@ class HocusPocusRules(PhasedRules):
     def apply(self, state: State, action: int) -> tuple[float, ...]:
         """Apply a legal ``action`` of the acting seat; return every seat's (shared) reward."""
         state.reward = 0.0
+        shaping = self.options.match_reward
+        if shaping:
+            matched, stuns = self.matched(state), state.stuns
         phase = state.phase
         if phase == Phase.ASK:
             self._ask(state, action - A.ASK)
@@ -200,6 +212,9 @@ class HocusPocusRules(PhasedRules):
             self._choose(state, phase, action)
         if len(state.log) > 32:
             del state.log[:-16]
+        if shaping:
+            now = C.NUM_SPACES if state.stuns > stuns else self.matched(state)
+            state.reward += shaping * (now - matched) / C.NUM_SPACES
         return (state.reward,) * self.num_players
 
     def _ask(self, state: State, question: int) -> None:
