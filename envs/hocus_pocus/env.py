@@ -7,7 +7,7 @@
 | observation | `Box(0, 1, (819,), float32)` |
 | action_mask | `Box(0, 1, (329,), int8)`, all zeros for agents not to act |
 | state | `Box(0, 1, (1382,), float32)` |
-| rewards | shared: +1 win, −1 loss, 0 otherwise (+ `stun_reward` per stun, `match_reward` shaping) |
+| rewards | shared: +1 win, −1 loss (+ `stun_reward` per stun, `match_reward` shaping) |
 """
 
 from __future__ import annotations
