@@ -344,3 +344,18 @@ def test_results_verdict_reads_the_interval_against_the_line(low, high, answer):
     from train.results import verdict
 
     assert verdict(low, high, 0.5) == answer
+
+
+def test_worker_processes_take_commands_and_raise_their_errors_in_the_trainer(tmp_path):
+    from agents.torch_policy import PolicyNet
+    from train.vector import VectorGames
+
+    config = parse_config(tiny("hexenflug_v0", "torch", tmp_path, workers=1, self_play_every=1))
+    games = VectorGames(config)
+    games.reset(list(range(config.num_envs)))
+    games.step(torch.zeros(config.num_envs, dtype=torch.long))
+    assert games.rows["mask"].sum(1).min() >= 1  # every row shows a decision with a legal action
+    games.add_snapshot(PolicyNet(games.observation_size, games.num_actions, [4]))
+    with pytest.raises(IndexError):
+        games.reset([0])  # one seed for two games: the worker's IndexError reaches the trainer
+    assert games._workers == []  # and the workers are stopped

@@ -20,6 +20,7 @@ the same whatever the number of workers.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing.connection
 from typing import Any
 
@@ -97,14 +98,22 @@ def _serve(
     rows: dict[str, torch.Tensor],
     conn: multiprocessing.connection.Connection,
 ) -> None:
-    """A worker process: run the slice's commands until told to close."""
+    """A worker process: run the slice's commands until told to close; an error goes back to the
+    trainer, which raises it."""
     torch.set_num_threads(1)
     games = GameSlice(config, lo, hi, rows)
     while True:
-        command, args = conn.recv()
+        try:
+            command, args = conn.recv()
+        except EOFError:  # the trainer has gone
+            return
         if command == "close":
             return
-        getattr(games, command)(*args)
+        try:
+            getattr(games, command)(*args)
+        except Exception as error:  # noqa: BLE001 - every error is the trainer's to raise
+            conn.send(error)
+            return
         conn.send(None)
 
 
@@ -155,8 +164,10 @@ class VectorGames:
             return
         for _, conn in self._workers:
             conn.send((command, args))
-        for _, conn in self._workers:
-            conn.recv()
+        errors = [reply for _, conn in self._workers if (reply := conn.recv()) is not None]
+        if errors:
+            self.close()
+            raise errors[0]
 
     def reset(self, seeds: list[int]) -> None:
         """Start a game in every row, row ``i`` seeded with ``seeds[i]``."""
@@ -173,7 +184,9 @@ class VectorGames:
         self._run("add_snapshot", net.config, weights)
 
     def close(self) -> None:
+        """Stop the worker processes (those still running)."""
         for process, conn in self._workers:
-            conn.send(("close", ()))
+            with contextlib.suppress(OSError):  # a worker that failed has closed its end
+                conn.send(("close", ()))
             process.join(timeout=10)
         self._workers = []
