@@ -245,7 +245,9 @@ def test_results_table_of_a_competitive_run(tmp_path, capsys):
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump(tiny("hexenflug_v0", "sb3", tmp_path)))
     train_cli.main([str(path), "--quiet"])
-    text = results.main([str(tmp_path / "hexenflug_v0-sb3")])
+    curves = tmp_path / "curves"
+    text = results.main([str(tmp_path / "hexenflug_v0-sb3"), "--curves", str(curves)])
+    assert (curves / "hexenflug_sb3.png").stat().st_size > 0
     header, _, row = text.splitlines()
     assert "trained seat vs random" in header
     cells = [cell.strip() for cell in row.strip("|").split("|")]

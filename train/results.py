@@ -1,6 +1,6 @@
 """The results table of finished training runs: each trained agent beside the baselines.
 
-    python -m train.results runs/train/<run> [...] [--readme README.md]
+    python -m train.results runs/train/<run> [...] [--readme README.md] [--curves docs/training]
 
 Reads each run's final evaluation (``evaluation/results.json``), its ``metrics.csv`` (steps
 trained) and its config. Cooperative games compare team win rates (the trained policy in every
@@ -8,7 +8,8 @@ seat, a random team, the best heuristic team; "beats it?" is *yes* when the two 
 overlap); competitive games give the trained seat's head-to-head win rate against random play and
 against the heuristic it fares worst against (ties count as a win for both; *yes* when the
 interval lies above 50%). Wall-clock is from the run's ``config.yaml`` being written to its
-final checkpoint being written. ``--readme`` rewrites the README's ``training`` block.
+final checkpoint being written. ``--readme`` rewrites the README's ``training`` block;
+``--curves`` copies each run's ``learning_curve.png`` there as ``<game>_<trainer>.png``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import yaml
@@ -93,11 +95,18 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")
     parser.add_argument("--readme", type=Path, help="write the table into this file's block")
+    parser.add_argument("--curves", type=Path, help="copy the learning curves to this folder")
     args = parser.parse_args(argv)
     text = table(args.runs)
     print(text)
     if args.readme:
         update_file(args.readme, {"training": text})
+    if args.curves:
+        args.curves.mkdir(parents=True, exist_ok=True)
+        for folder in args.runs:
+            config = yaml.safe_load((folder / "config.yaml").read_text())
+            name = f"{config['env'].removesuffix('_v0')}_{config['trainer']}.png"
+            shutil.copyfile(folder / "learning_curve.png", args.curves / name)
     return text
 
 
