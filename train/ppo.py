@@ -94,9 +94,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         start = int(saved["update"])
         log.message(f"resumed at update {start}")
 
-    critic_size = state_size or obs_size
     obs_buf = torch.zeros(n_steps, n_envs, obs_size)
-    critic_buf = torch.zeros(n_steps, n_envs, critic_size)
+    critic_buf = torch.zeros(n_steps, n_envs, state_size) if state_size else obs_buf
     mask_buf = torch.zeros(n_steps, n_envs, n_actions)
     actions = torch.zeros(n_steps, n_envs, dtype=torch.long)
     logprobs = torch.zeros(n_steps, n_envs)
@@ -115,8 +114,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     for update in range(start, updates):
         began = time.perf_counter()
         for t in range(n_steps):
-            obs_buf[t], critic_buf[t] = live["obs"], next_critic
-            mask_buf[t], dones[t] = live["mask"], live["done"]
+            obs_buf[t], mask_buf[t], dones[t] = live["obs"], live["mask"], live["done"]
+            if state_size:
+                critic_buf[t] = live["critic"]
             memory_buf[t] = memory[rows, live["seat"]]
             with torch.no_grad():
                 held = memory_buf[t] if config.recurrent else None
