@@ -9,7 +9,7 @@ overlap); competitive games give the trained seat's head-to-head win rate agains
 against the heuristic it fares worst against (ties count as a win for both; *yes* when the
 interval lies above 50%). Wall-clock is from the run's ``config.yaml`` being written to its
 final checkpoint being written. ``--readme`` rewrites the README's ``training`` block;
-``--curves`` copies each run's ``learning_curve.png`` there as ``<game>_<trainer>.png``.
+``--curves`` draws each run's learning curve there as ``<game>_<trainer>.png``.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import shutil
 from pathlib import Path
 
 import yaml
 
 from envs.core.docs import update_file
+from train.runlog import plot_learning_curve
 
 COOPERATIVE = (
     "| game | trainer | trained team [95% CI] | random team | best heuristic team [95% CI] "
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")
     parser.add_argument("--readme", type=Path, help="write the table into this file's block")
-    parser.add_argument("--curves", type=Path, help="copy the learning curves to this folder")
+    parser.add_argument("--curves", type=Path, help="draw the learning curves in this folder")
     args = parser.parse_args(argv)
     text = table(args.runs)
     print(text)
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> str:
         for folder in args.runs:
             config = yaml.safe_load((folder / "config.yaml").read_text())
             name = f"{config['env'].removesuffix('_v0')}_{config['trainer']}.png"
-            shutil.copyfile(folder / "learning_curve.png", args.curves / name)
+            plot_learning_curve(folder / "metrics.csv", args.curves / name)
     return text
 
 
