@@ -6,6 +6,8 @@ with a message naming the field and what is allowed. The config is saved with th
 
 from __future__ import annotations
 
+import math
+import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -93,6 +95,10 @@ class TrainConfig(BaseModel):
         if (self.num_envs * self.rollout_steps) % self.minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by minibatches")
         return self
+
+    def deadline(self) -> float:
+        """The ``time.perf_counter()`` at which ``max_minutes`` from now run out (inf if none)."""
+        return time.perf_counter() + 60 * self.max_minutes if self.max_minutes else math.inf
 
     @property
     def folder(self) -> Path:

@@ -110,7 +110,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     batch = n_envs * n_steps
     updates = math.ceil(config.total_steps / batch)
     log.start(total=updates * batch, done=start * batch)
-    deadline = time.perf_counter() + 60 * config.max_minutes if config.max_minutes else math.inf
+    deadline = config.deadline()
     for update in range(start, updates):
         began = time.perf_counter()
         for t in range(n_steps):

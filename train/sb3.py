@@ -7,7 +7,6 @@ network) from which the ``sb3:`` agent rebuilds the policy out of its weights al
 from __future__ import annotations
 
 import json
-import math
 import time
 from pathlib import Path
 
@@ -29,8 +28,7 @@ class _Progress(BaseCallback):
     def __init__(self, config: TrainConfig, log: RunLog) -> None:
         super().__init__()
         self.config, self.log, self.returns, self.rollouts = config, log, [], 0
-        minutes = config.max_minutes
-        self.deadline = time.perf_counter() + 60 * minutes if minutes else math.inf
+        self.deadline = config.deadline()
         self.out_of_time = False
 
     def _on_step(self) -> bool:
