@@ -7,11 +7,10 @@ table. ``--update-rules`` also writes the main table into the game's RULES.md (b
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from envs.core.docs import update_file
-from envs.core.errors import ConfigError
+from envs.core.errors import run_command
 from envs.docs import rules_md
 from eval import harness, report
 from eval.config import load_config
@@ -40,7 +39,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ConfigError as err:
-        sys.exit(f"error: {err}")
+    run_command(main)

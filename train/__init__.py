@@ -1,0 +1,20 @@
+"""Training: ``python -m train CONFIG``; :func:`fit` runs the trainer a config names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from train.config import TrainConfig
+    from train.runlog import RunLog
+
+
+def fit(config: TrainConfig, log: RunLog) -> Path:
+    """Train with ``config.trainer`` (``torch``: :mod:`train.ppo`; ``sb3``: :mod:`train.sb3`)
+    and return the final checkpoint's path."""
+    if config.trainer == "torch":
+        from train.ppo import train
+    else:
+        from train.sb3 import train
+    return train(config, log)

@@ -10,16 +10,16 @@ results and plots).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import torch
 import yaml
 
 from agents import HEURISTICS
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, run_command
 from eval import harness, report
 from eval.config import EvalConfig
+from train import fit
 from train.config import TrainConfig, load_config, parse_config
 from train.runlog import RunLog
 
@@ -76,11 +76,7 @@ def main(argv: list[str] | None = None) -> dict:
     if config.threads:
         torch.set_num_threads(config.threads)
     log = RunLog(folder, quiet=args.quiet, resume=config.resume)
-    if config.trainer == "torch":
-        from train.ppo import train
-    else:
-        from train.sb3 import train
-    checkpoint = train(config, log)
+    checkpoint = fit(config, log)
     summary = final_evaluation(config, checkpoint)
     print(report.main_table(summary))
     print(f"\ncheckpoint: {checkpoint}\nreport: {folder / 'evaluation' / 'report.md'}")
@@ -88,7 +84,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except ConfigError as err:
-        sys.exit(f"error: {err}")
+    run_command(main)

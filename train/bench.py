@@ -23,6 +23,7 @@ import tempfile
 import time
 
 import envs
+from train import fit
 from train.config import parse_config
 from train.runlog import RunLog
 
@@ -54,10 +55,9 @@ def time_training(env_id: str, trainer: str, settings: dict, steps: int, seed: i
                 **settings,
             }
         )
-        module = __import__(f"train.{'ppo' if trainer == 'torch' else 'sb3'}", fromlist=["train"])
         log = RunLog(config.folder, quiet=True, plot=False)
         start = time.perf_counter()
-        module.train(config, log)
+        fit(config, log)
         return steps / (time.perf_counter() - start)
 
 

@@ -117,9 +117,10 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             obs_buf[t], mask_buf[t], dones[t] = live["obs"], live["mask"], live["done"]
             if state_size:
                 critic_buf[t] = live["critic"]
-            memory_buf[t] = memory[rows, live["seat"]]
+            held = None
+            if config.recurrent:
+                held = memory_buf[t] = memory[rows, live["seat"]]
             with torch.no_grad():
-                held = memory_buf[t] if config.recurrent else None
                 logits, updated = net.masked_logits(obs_buf[t], mask_buf[t], held)
                 actions[t], logprobs[t] = sample(logits)
                 values[t] = net.value(critic_buf[t])

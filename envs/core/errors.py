@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 
 class CauldronError(ValueError):
     """Base class of Cauldron's input errors (a ``ValueError``)."""
@@ -23,3 +26,12 @@ class IllegalActionError(CauldronError):
 
 class ConfigError(CauldronError):
     """A bad option, option value or player count given when an environment is made."""
+
+
+def run_command(main: Callable[[], object]) -> None:
+    """Run a command-line ``main``; a :class:`ConfigError` exits with its message, not a
+    traceback."""
+    try:
+        main()
+    except ConfigError as err:
+        sys.exit(f"error: {err}")
