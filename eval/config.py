@@ -6,7 +6,8 @@ agents: [random, heuristic:greedy, torch:runs/x/final.pt]
 games: 500                   # seeded games per pairing and player count
 seed: 0                      # the first seed; every pairing plays the same seeds
 workers: 2                   # worker processes; results do not depend on it
-crossplay: true              # cooperative games: also pair every two agents
+crossplay: all               # cooperative games: all (every seat composition of every two
+                             # agents), focal (one agent with N-1 partners of one kind), none
 options: {}                  # environment options
 out: runs/eval               # the run folder is out/<name>
 name: hocus_pocus            # defaults to the config file's stem
@@ -15,7 +16,7 @@ name: hocus_pocus            # defaults to the config file's stem
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -38,7 +39,11 @@ class EvalConfig(BaseModel):
     games: int = Field(200, ge=1, description="games per pairing and player count")
     seed: int = Field(0, ge=0, description="first seed")
     workers: int = Field(2, ge=1, le=64, description="worker processes")
-    crossplay: bool = Field(True, description="cooperative games: pair every two agents")
+    crossplay: Literal["all", "focal", "none"] = Field(
+        "all",
+        description="cooperative games: every seat composition of every two agents (all), one "
+        "agent with N-1 partners of one kind (focal), or none",
+    )
     options: dict[str, Any] = Field(default_factory=dict, description="environment options")
     out: str = Field("runs/eval", description="root of the run folders")
     name: str = Field("eval", min_length=1, description="run folder name")

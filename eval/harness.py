@@ -1,75 +1,145 @@
-"""Play every pairing of a config on the same seeds and summarise it with 95% intervals.
+"""Play every lineup of a config on the same seeds and summarise it with 95% intervals.
 
-Cooperative games: each agent as a whole team, and (cross-play) every two agents sharing the
-table, seats alternating A, B, A, ... and rotating each game. Competitive games: every two agents
-head to head, seated the same way, plus OpenSkill (Plackett-Luce) ratings over all games.
-Results never depend on the number of worker processes: games are seeded and sorted.
+A lineup is a seat composition: which agents sit at the table and how many seats each holds
+(at 3 players, ``A×2 + B`` and ``A + B×2`` are different lineups). Its seats are dealt in one
+canonical order (the agent with more seats first, ties by spec) and rotated by the seed, so a
+lineup plays the same games whatever the order of ``agents:`` in the config.
+
+Cooperative games: every agent as a whole team, and (cross-play) every two agents sharing the
+table: ``crossplay: all`` plays every composition, ``focal`` only one agent under test with N−1
+partners of one kind (the ad-hoc-teamwork figure). Competitive games: every two agents head to
+head with balanced seats (both ways round at odd player counts), plus OpenSkill (Plackett-Luce)
+ratings. Results never depend on the number of worker processes: games are seeded and sorted.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import multiprocessing
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce
 from tqdm import tqdm
 
 import envs
-from agents import make_agent
+from agents import Agent, make_agent
 from eval.config import EvalConfig
 from eval.play import GameResult, play_game
 from eval.stats import bootstrap_mean_interval, wilson_interval
 
 CHUNK = 50
-Lineup = tuple[str, ...]
 
 
-def seating(lineup: Lineup, num_players: int, seed: int) -> list[str]:
-    """Seats for one game: the lineup repeated around the table, rotated by the seed."""
-    base = [lineup[i % len(lineup)] for i in range(num_players)]
-    shift = seed % num_players
+@dataclass(frozen=True, order=True)
+class Lineup:
+    """Agents at the table (``agents[i]`` holds ``seats[i]`` seats) and what kind of row it is:
+    ``team`` (one agent everywhere), ``crossplay`` or ``head_to_head``."""
+
+    kind: str
+    agents: tuple[str, ...]
+    seats: tuple[int, ...]
+
+    @property
+    def players(self) -> int:
+        return sum(self.seats)
+
+    def label(self, names: Mapping[str, str] | None = None) -> str:
+        """``A×2 + B`` (display names from ``names`` where given)."""
+        names = names or {}
+        return " + ".join(
+            names.get(a, a) + (f"×{k}" if k > 1 else "")
+            for a, k in zip(self.agents, self.seats, strict=True)
+        )
+
+    def composition(self) -> tuple[tuple[str, int], ...]:
+        """The order-free identity of the lineup: (spec, seats) sorted by spec."""
+        return tuple(sorted(zip(self.agents, self.seats, strict=True)))
+
+
+def base_seats(lineup: Lineup) -> list[str]:
+    """Seat order before rotation: agents by seats held (most first, ties by spec), dealt
+    round-robin (``A×3 + B`` -> A, B, A, A; ``A×2 + B×2`` -> A, B, A, B)."""
+    left = dict(sorted(lineup.composition(), key=lambda kv: (-kv[1], kv[0])))
+    seats: list[str] = []
+    while len(seats) < lineup.players:
+        for agent in left:
+            if left[agent]:
+                seats.append(agent)
+                left[agent] -= 1
+    return seats
+
+
+def seating(lineup: Lineup, seed: int) -> list[str]:
+    """Seats for one game: the canonical order rotated by the seed."""
+    base = base_seats(lineup)
+    shift = seed % len(base)
     return base[shift:] + base[:shift]
 
 
 def lineups(config: EvalConfig) -> list[Lineup]:
-    pairs = list(itertools.combinations(config.agents, 2))
-    if envs.spec(config.env).cooperative:
-        return [(a,) for a in config.agents] + (pairs if config.crossplay else [])
-    return pairs
+    """Every lineup of the config in report order (player count, then kind, then agents)."""
+    out: list[Lineup] = []
+    for n in config.players:
+        if envs.spec(config.env).cooperative:
+            out += [Lineup("team", (a,), (n,)) for a in config.agents]
+            if config.crossplay != "none":
+                top = 1 if config.crossplay == "focal" else n // 2
+                for k in range(1, top + 1):
+                    out += [
+                        Lineup("crossplay", (a, b), (k, n - k))
+                        for a, b in itertools.permutations(config.agents, 2)
+                        if k < n - k or config.agents.index(a) < config.agents.index(b)
+                    ]
+        else:
+            for a, b in itertools.combinations(config.agents, 2):
+                out.append(Lineup("head_to_head", (a, b), ((n + 1) // 2, n // 2)))
+                if n % 2:
+                    out.append(Lineup("head_to_head", (a, b), (n // 2, (n + 1) // 2)))
+    return out
 
 
-def _play_chunk(job: tuple) -> tuple[tuple[Lineup, int], list[GameResult]]:
+def _make(source: str | Agent, env_id: str) -> Agent:
+    """A fresh agent for one seat: from a spec string, or a deep copy of a given object."""
+    return make_agent(source, env_id) if isinstance(source, str) else copy.deepcopy(source)
+
+
+def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult]]:
     """Play some seeds of one lineup; every seat has its own agent object (agents may keep
-    memory within a game), made once per seat and spec."""
-    env_id, options, n, lineup, seeds = job
-    env = envs.make(env_id, num_players=n, **options)
-    made: dict[tuple[str, str], object] = {}
+    memory within a game), made once per seat and agent."""
+    env_id, options, lineup, sources, seeds = job
+    env = envs.make(env_id, num_players=lineup.players, **options)
+    made: dict[tuple[str, str], Agent] = {}
     results = []
     for seed in seeds:
-        seats = seating(lineup, n, seed)
+        seats = seating(lineup, seed)
         players = {}
-        for agent, spec in zip(env.possible_agents, seats, strict=True):
-            if (agent, spec) not in made:
-                made[agent, spec] = make_agent(spec, env_id)
-            players[agent] = made[agent, spec]
-        results.append(play_game(env, players, seed))
-    return (lineup, n), results
+        for seat, name in zip(env.possible_agents, seats, strict=True):
+            if (seat, name) not in made:
+                made[seat, name] = _make(sources[name], env_id)
+            players[seat] = made[seat, name]
+        results.append(play_game(env, players, seed, seats))
+    return lineup, results
 
 
-def play_all(config: EvalConfig) -> dict[tuple[Lineup, int], list[GameResult]]:
-    """Every lineup at every player count, on seeds ``seed .. seed + games - 1``."""
+def play_all(
+    config: EvalConfig, objects: Mapping[str, Agent] | None = None, progress: bool = True
+) -> dict[Lineup, list[GameResult]]:
+    """Every lineup on seeds ``seed .. seed + games - 1``. ``objects`` supplies agents built in
+    Python for the names of ``config.agents`` that are not spec strings (copied for each seat)."""
+    sources: dict[str, str | Agent] = {a: (objects or {}).get(a, a) for a in config.agents}
     seeds = range(config.seed, config.seed + config.games)
     jobs = [
-        (config.env, config.options, n, lineup, seeds[i : i + CHUNK])
+        (config.env, config.options, lineup, sources, seeds[i : i + CHUNK])
         for lineup in lineups(config)
-        for n in config.players
         for i in range(0, len(seeds), CHUNK)
     ]
-    results: dict[tuple[Lineup, int], list[GameResult]] = {}
-    total = len(jobs) and sum(len(job[-1]) for job in jobs)
-    with tqdm(total=total, unit="game", desc=config.name) as bar:
+    results: dict[Lineup, list[GameResult]] = {}
+    total = sum(len(job[-1]) for job in jobs)
+    with tqdm(total=total, unit="game", desc=config.name, disable=not progress) as bar:
         if config.workers == 1:
             outputs = map(_play_chunk, jobs)
             for key, chunk in outputs:
@@ -97,35 +167,57 @@ def mean(values: list[float]) -> dict[str, float]:
     return {"mean": m, "low": low, "high": high}
 
 
-def summarize(config: EvalConfig, results: dict) -> dict[str, Any]:
-    """Plain-data summary: team/cross-play rows for cooperative games, head-to-head rows and
-    ratings for competitive ones. Every rate and mean carries its 95% interval."""
+def game_rows(lineup: Lineup, games: list[GameResult], cooperative: bool, score: str) -> dict:
+    """Per-game columns (one entry per game, in seed order): ``seed``, ``seating`` (each seat's
+    index into the row's ``lineup``), ``returns`` (by seat), ``steps``, and ``outcome`` and the
+    team ``score`` (cooperative) or ``winners`` (seats) and ``scores`` (by seat)."""
+    index = {a: i for i, a in enumerate(lineup.agents)}
+    columns: dict[str, list] = {"seed": [], "seating": [], "returns": [], "steps": []}
+    extra = ["outcome", score] if cooperative else ["winners", "scores"]
+    columns.update({key: [] for key in extra})
+    for g in games:
+        columns["seed"].append(g.seed)
+        columns["seating"].append([index[a] for a in g.seating])
+        columns["returns"].append(list(g.returns.values()))
+        columns["steps"].append(g.steps)
+        for key in extra:
+            columns[key].append(g.info.get(key, []))
+    return columns
+
+
+def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> dict[str, Any]:
+    """Plain-data summary: team and cross-play rows for cooperative games, head-to-head rows and
+    ratings for competitive ones, paired differences, and every game. Every rate and mean
+    carries its 95% interval."""
     spec = envs.spec(config.env)
     rows = []
-    order = {lineup: i for i, lineup in enumerate(lineups(config))}
-    for (lineup, n), games in sorted(results.items(), key=lambda kv: (kv[0][1], order[kv[0][0]])):
+    for lineup in lineups(config):
+        games = results[lineup]
         row: dict[str, Any] = {
-            "lineup": list(lineup),
-            "players": n,
+            "kind": lineup.kind,
+            "lineup": list(lineup.agents),
+            "seats": list(lineup.seats),
+            "label": lineup.label(),
+            "players": lineup.players,
             "length": mean([float(g.steps) for g in games]),
         }
         if spec.cooperative:
             row["win"] = rate(sum(g.info["outcome"] == 1 for g in games), len(games))
             row[spec.score] = mean([float(g.info[spec.score]) for g in games])
         else:
-            a, b = lineup
+            a, b = lineup.agents
             wins = {a: 0, b: 0}
             margins = []
             for g in games:
-                seats = seating(lineup, n, g.seed)
-                for winner in {seats[s] for s in g.info.get("winners", [])}:
+                for winner in {g.seating[s] for s in g.info.get("winners", [])}:
                     wins[winner] += 1
-                by = {a: [], b: []}
+                by: dict[str, list[float]] = {a: [], b: []}
                 for seat, score in enumerate(g.info["scores"]):
-                    by[seats[seat]].append(score)
+                    by[g.seating[seat]].append(score)
                 margins.append(sum(by[a]) / len(by[a]) - sum(by[b]) / len(by[b]))
-            row["wins"] = {s: rate(wins[s], len(games)) for s in lineup}
+            row["wins"] = {s: rate(wins[s], len(games)) for s in lineup.agents}
             row["margin"] = mean(margins)
+        row["games"] = game_rows(lineup, games, spec.cooperative, spec.score)
         rows.append(row)
     summary: dict[str, Any] = {
         "config": config.model_dump(),
@@ -133,23 +225,64 @@ def summarize(config: EvalConfig, results: dict) -> dict[str, Any]:
         "score": spec.score,
         "rows": rows,
     }
-    if not spec.cooperative:
+    if spec.cooperative:
+        summary["paired"] = paired_differences(config, results, spec.score)
+    else:
         summary["ratings"] = ratings(config, results)
     return summary
 
 
+def paired(a: list[GameResult], b: list[GameResult], value) -> dict[str, float]:
+    """Mean of ``value(game of a) − value(game of b)`` over the same seeds, with its percentile
+    bootstrap interval (paired: the deal's own difficulty cancels)."""
+    if [g.seed for g in a] != [g.seed for g in b]:
+        raise ValueError("paired differences need the same seeds on both sides")
+    return mean([value(x) - value(y) for x, y in zip(a, b, strict=True)])
+
+
+def paired_differences(config: EvalConfig, results: dict, score: str) -> list[dict[str, Any]]:
+    """Cooperative comparisons on the same deals: every two teams (A×N − B×N), and, for each
+    cross-play lineup ``A + B×(N−1)``, what putting A in one of B's seats does (minus B×N)."""
+    pairs: list[tuple[Lineup, Lineup]] = []
+    for n in config.players:
+        team = {a: Lineup("team", (a,), (n,)) for a in config.agents}
+        pairs += [(team[a], team[b]) for a, b in itertools.combinations(config.agents, 2)]
+        pairs += [
+            (lineup, team[lineup.agents[1]])
+            for lineup in lineups(config)
+            if lineup.kind == "crossplay" and lineup.players == n and lineup.seats[0] == 1
+        ]
+    out = []
+    for x, y in pairs:
+        out.append(
+            {
+                "players": x.players,
+                "a": x.label(),
+                "b": y.label(),
+                "win": paired(results[x], results[y], lambda g: float(g.info["outcome"] == 1)),
+                score: paired(results[x], results[y], lambda g: float(g.info[score])),
+            }
+        )
+    return out
+
+
 def ratings(config: EvalConfig, results: dict) -> dict[str, dict[str, dict[str, float]]]:
-    """OpenSkill Plackett-Luce ratings per player count from every head-to-head game, in seed
-    order: a game is a win for the side with a winner and not the other, else a draw."""
+    """OpenSkill Plackett-Luce ratings per player count from every head-to-head game, in the
+    order (seed, lineup): a game is a win for the side with a winner and not the other, else a
+    draw."""
     model = PlackettLuce()
     out: dict[str, dict[str, dict[str, float]]] = {}
     for n in config.players:
         table = {a: model.rating(name=a) for a in config.agents}
-        games = [(lineup, g) for (lineup, m), gs in sorted(results.items()) if m == n for g in gs]
-        for lineup, g in sorted(games, key=lambda x: (x[1].seed, x[0])):
-            a, b = lineup
-            seats = seating(lineup, n, g.seed)
-            won = {seats[s] for s in g.info.get("winners", [])}
+        games = [
+            (lineup.composition(), lineup, g)
+            for lineup, gs in results.items()
+            if lineup.players == n
+            for g in gs
+        ]
+        for _, lineup, g in sorted(games, key=lambda x: (x[2].seed, x[0])):
+            a, b = lineup.agents
+            won = {g.seating[s] for s in g.info.get("winners", [])}
             ranks = [0 if a in won else 1, 0 if b in won else 1]
             [[table[a]], [table[b]]] = model.rate([[table[a]], [table[b]]], ranks=ranks)
         out[str(n)] = {

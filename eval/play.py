@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,16 +12,19 @@ from agents import make_agent
 
 @dataclass(frozen=True)
 class GameResult:
-    """One finished game: the seed, every agent's return, the steps and the final info."""
+    """One finished game: the seed, every agent's return, the steps, the final info and who
+    sat in each seat (agent specs or names, by seat; empty when not given)."""
 
     seed: int
     returns: dict[str, float]
     steps: int
     info: dict[str, Any]
+    seating: tuple[str, ...] = ()
 
 
-def play_game(env, agents: dict[str, Any], seed: int) -> GameResult:
-    """Play one game with ``agents`` (agent name -> Agent) on ``env`` reset with ``seed``."""
+def play_game(env, agents: dict[str, Any], seed: int, seating: Sequence[str] = ()) -> GameResult:
+    """Play one game with ``agents`` (agent name -> Agent) on ``env`` reset with ``seed``;
+    ``seating`` names who sits in each seat, for the record."""
     env.reset(seed=seed)
     for i, agent in enumerate(agents.values()):
         agent.reset(seed + 7919 * (i + 1))
@@ -34,7 +38,7 @@ def play_game(env, agents: dict[str, Any], seed: int) -> GameResult:
             continue
         env.step(agents[name].act(obs["observation"], obs["action_mask"]))
         steps += 1
-    return GameResult(seed, returns, steps, dict(info))
+    return GameResult(seed, returns, steps, dict(info), tuple(seating))
 
 
 def play_team(env_id: str, num_players: int, spec: str, seeds: range, **options) -> list:

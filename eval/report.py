@@ -21,61 +21,114 @@ def num(m: dict, sign: bool = False) -> str:
     return f"{m['mean']:{f}} [{m['low']:{f}}, {m['high']:{f}}]"
 
 
+def names(summary: dict) -> dict[str, str]:
+    """Display name of every agent spec (long checkpoint paths shortened)."""
+    return summary.get("labels", {})
+
+
 def team_table(summary: dict) -> str:
     """Teams (one agent in every seat): win rate, the game's score, length, with 95% CIs."""
-    score = summary["score"]
+    score, label = summary["score"], names(summary)
     rows = [
         f"| team | players | games | win rate [95% CI] | mean {score} [95% CI] | mean steps |",
         "|---|---|---|---|---|---|",
     ]
     for r in summary["rows"]:
-        if len(r["lineup"]) == 1:
+        if r["kind"] == "team":
             rows.append(
-                f"| {r['lineup'][0]} | {r['players']} | {r['win']['games']} | "
-                f"{pct(r['win'])} | {num(r[score])} | {r['length']['mean']:.0f} |"
+                f"| {label.get(r['lineup'][0], r['lineup'][0])} | {r['players']} | "
+                f"{r['win']['games']} | {pct(r['win'])} | {num(r[score])} | "
+                f"{r['length']['mean']:.0f} |"
             )
     return "\n".join(rows)
 
 
+def paired_table(summary: dict) -> str:
+    """Paired differences on the same deals: A − B in win rate and score."""
+    score = summary["score"]
+    rows = [
+        f"| A | B | players | A − B win rate [95% CI] | A − B mean {score} [95% CI] |",
+        "|---|---|---|---|---|",
+    ]
+    for p in summary["paired"]:
+        w = p["win"]
+        rows.append(
+            f"| {_relabel(p['a'], summary)} | {_relabel(p['b'], summary)} | {p['players']} | "
+            f"{w['mean']:+.1%} [{w['low']:+.1%}, {w['high']:+.1%}] | {num(p[score], True)} |"
+        )
+    return "\n".join(rows)
+
+
+def _relabel(text: str, summary: dict) -> str:
+    for spec, name in names(summary).items():
+        text = text.replace(spec, name)
+    return text
+
+
+def crossplay_splits(summary: dict, n: int) -> list[int]:
+    """The seat splits k (row agent's seats) played at ``n`` players, smallest first."""
+    return sorted(
+        {r["seats"][0] for r in summary["rows"] if r["kind"] == "crossplay" and r["players"] == n}
+    )
+
+
+def _split_title(n: int, k: int) -> str:
+    row = "1 seat" if k == 1 else f"{k} seats"
+    col = "the other seat" if n - k == 1 else f"the other {n - k}"
+    return f"{n} players: row agent in {row}, column agent in {col}"
+
+
 def crossplay_table(summary: dict) -> str:
-    """Win rate of every two agents sharing the table (diagonal: the agent with itself)."""
+    """Win rate of every seat composition of two agents, one matrix per player count and split:
+    row agent in k seats, column agent in the other N − k (diagonal: the agent's own team)."""
     agents = summary["config"]["agents"]
+    label = [names(summary).get(a, a) for a in agents]
     out = []
     for n in summary["config"]["players"]:
-        cells = _matrix(summary, n)
-        out.append(f"**{n} players** (row agent and column agent alternate seats)\n")
-        out.append("| | " + " | ".join(agents) + " |")
-        out.append("|---|" + "---|" * len(agents))
-        for a in agents:
-            out.append(
-                f"| {a} | "
-                + " | ".join(pct(cells[a][b]) if cells[a].get(b) else "" for b in agents)
-                + " |"
-            )
-        out.append("")
+        for k in crossplay_splits(summary, n):
+            cells = _matrix(summary, n, k)
+            out.append(f"**{_split_title(n, k)}** (diagonal: the agent's own team)\n")
+            out.append("| row \\ column | " + " | ".join(label) + " |")
+            out.append("|---|" + "---|" * len(agents))
+            for a, name in zip(agents, label, strict=True):
+                out.append(
+                    f"| {name} | "
+                    + " | ".join(pct(cells[a][b]) if cells[a].get(b) else "" for b in agents)
+                    + " |"
+                )
+            out.append("")
     return "\n".join(out)
 
 
-def _matrix(summary: dict, n: int) -> dict[str, dict[str, dict]]:
+def _matrix(summary: dict, n: int, k: int) -> dict[str, dict[str, dict]]:
+    """cells[a][b]: win rate with a in k seats and b in n − k; cells[a][a]: a's team."""
     cells: dict[str, dict[str, dict]] = {a: {} for a in summary["config"]["agents"]}
     for r in summary["rows"]:
-        if r["players"] == n:
-            a, b = r["lineup"][0], r["lineup"][-1]
-            cells[a][b] = cells[b][a] = r["win"]
+        if r["players"] != n:
+            continue
+        if r["kind"] == "team":
+            cells[r["lineup"][0]][r["lineup"][0]] = r["win"]
+        elif r["kind"] == "crossplay" and r["seats"][0] == k:
+            a, b = r["lineup"]
+            cells[a][b] = r["win"]
+            if k == n - k:
+                cells[b][a] = r["win"]
     return cells
 
 
 def head_to_head_table(summary: dict) -> str:
     """A against B: each side's win rate (shared wins count for both) and A's score margin."""
+    label = names(summary)
     rows = [
-        "| A | B | players | games | A wins [95% CI] | B wins [95% CI] | "
+        "| A | B | players | seats | games | A wins [95% CI] | B wins [95% CI] | "
         "A − B mean score [95% CI] |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in summary["rows"]:
         a, b = r["lineup"]
         rows.append(
-            f"| {a} | {b} | {r['players']} | {r['wins'][a]['games']} | "
+            f"| {label.get(a, a)} | {label.get(b, b)} | {r['players']} | "
+            f"{r['seats'][0]} + {r['seats'][1]} | {r['wins'][a]['games']} | "
             f"{pct(r['wins'][a])} | {pct(r['wins'][b])} | {num(r['margin'], True)} |"
         )
     return "\n".join(rows)
@@ -95,19 +148,23 @@ def main_table(summary: dict) -> str:
     return team_table(summary) if summary["cooperative"] else head_to_head_table(summary)
 
 
+def has_crossplay(summary: dict) -> bool:
+    return any(r["kind"] == "crossplay" for r in summary["rows"])
+
+
 def markdown(summary: dict) -> str:
     c = summary["config"]
     parts = [
         f"# Evaluation `{c['name']}`: {c['env']}",
         "",
-        f"{c['games']} seeded games per pairing and player count (seeds {c['seed']}–"
-        f"{c['seed'] + c['games'] - 1}, the same for every pairing); 95% intervals: Wilson "
-        "for rates, percentile bootstrap for means.",
+        f"{c['games']} seeded games per lineup (seat composition) and player count (seeds "
+        f"{c['seed']}–{c['seed'] + c['games'] - 1}, the same deals for every lineup); seats "
+        "rotate with the seed; 95% intervals: Wilson for rates, percentile bootstrap for means.",
         "",
     ]
     if summary["cooperative"]:
         parts += ["## Teams", "", team_table(summary), "", "![win rates](win_rates.png)", ""]
-        if c["crossplay"] and len(c["agents"]) > 1:
+        if has_crossplay(summary):
             parts += [
                 "## Cross-play",
                 "",
@@ -115,9 +172,22 @@ def markdown(summary: dict) -> str:
                 "![cross-play](crossplay.png)",
                 "",
             ]
+        if summary["paired"]:
+            parts += [
+                "## Paired differences (same deals)",
+                "",
+                "A − B over the same seeds, with a bootstrap interval of the per-deal "
+                "differences; `A + B×(N−1)` against `B×N` is what one A does to a B team.",
+                "",
+                paired_table(summary),
+                "",
+            ]
     else:
         parts += [
             "## Head to head",
+            "",
+            "Seats: how many seats A and B hold (at odd player counts each way round is its own "
+            "row).",
             "",
             head_to_head_table(summary),
             "",
@@ -135,14 +205,23 @@ def markdown(summary: dict) -> str:
 
 def plot_win_rates(summary: dict, path: Path) -> None:
     """Bars with 95% error bars: team win rates, or each agent's head-to-head win rates."""
+    label = names(summary)
     bars = []
     for r in summary["rows"]:
-        if summary["cooperative"] and len(r["lineup"]) == 1:
-            bars.append((f"{r['lineup'][0]} ({r['players']}p)", r["win"]))
-        elif not summary["cooperative"]:
+        if r["kind"] == "team":
+            a = r["lineup"][0]
+            bars.append((f"{label.get(a, a)} ({r['players']}p)", r["win"]))
+        elif r["kind"] == "head_to_head":
             a, b = r["lineup"]
+            seats = dict(zip(r["lineup"], r["seats"], strict=True))
             for side, other in ((a, b), (b, a)):
-                bars.append((f"{side}\nvs {other} ({r['players']}p)", r["wins"][side]))
+                bars.append(
+                    (
+                        f"{label.get(side, side)} ×{seats[side]}\nvs {label.get(other, other)} "
+                        f"×{seats[other]} ({r['players']}p)",
+                        r["wins"][side],
+                    )
+                )
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(bars)), 4.5))
     values = [b[1]["rate"] for b in bars]
     errors = [
@@ -160,25 +239,30 @@ def plot_win_rates(summary: dict, path: Path) -> None:
 
 
 def plot_crossplay(summary: dict, path: Path) -> None:
+    """One heat map per player count and seat split, labelled like the cross-play tables."""
     agents = summary["config"]["agents"]
-    counts = summary["config"]["players"]
-    fig, axes = plt.subplots(1, len(counts), figsize=(4.2 * len(counts), 4), squeeze=False)
-    for k, (ax, n) in enumerate(zip(axes[0], counts, strict=True)):
-        cells = _matrix(summary, n)
+    label = [names(summary).get(a, a) for a in agents]
+    panels = [(n, k) for n in summary["config"]["players"] for k in crossplay_splits(summary, n)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.6), squeeze=False)
+    for i, (ax, (n, k)) in enumerate(zip(axes[0], panels, strict=True)):
+        cells = _matrix(summary, n, k)
         grid = [
             [cells[a][b]["rate"] if cells[a].get(b) else float("nan") for b in agents]
             for a in agents
         ]
         image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis")
-        ax.set_xticks(range(len(agents)), agents, rotation=30, ha="right", fontsize=8)
-        ax.set_yticks(range(len(agents)), agents if k == 0 else [], fontsize=8)
-        for i, row in enumerate(grid):
+        ax.set_xticks(range(len(agents)), label, rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(len(agents)), label if i == 0 else [], fontsize=8)
+        for r, row in enumerate(grid):
             for j, v in enumerate(row):
-                ax.text(j, i, f"{v:.0%}", ha="center", va="center", color="white", fontsize=8)
-        ax.set_title(f"{n} players")
-    fig.colorbar(image, ax=axes[0].tolist(), label="win rate")
-    fig.suptitle(f"{summary['config']['env']}: cross-play")
-    fig.savefig(path, dpi=110)
+                ax.text(j, r, f"{v:.0%}", ha="center", va="center", color="white", fontsize=8)
+        ax.set_title(f"{n}p: row ×{k}, column ×{n - k}", fontsize=9)
+        ax.set_xlabel("column agent", fontsize=8)
+        if i == 0:
+            ax.set_ylabel("row agent", fontsize=8)
+    fig.colorbar(image, ax=axes[0].tolist(), label="team win rate")
+    fig.suptitle(f"{summary['config']['env']}: cross-play (row agent in k seats)")
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -195,7 +279,10 @@ def plot_ratings(summary: dict, path: Path) -> None:
             capsize=4,
             label=f"{n} players",
         )
-    ax.set_xticks(range(len(agents)), agents, rotation=20, ha="right", fontsize=8)
+    label = names(summary)
+    ax.set_xticks(
+        range(len(agents)), [label.get(a, a) for a in agents], rotation=20, ha="right", fontsize=8
+    )
     ax.set_ylabel("OpenSkill μ ± σ")
     ax.set_title(f"{summary['config']['env']}: ratings")
     ax.legend()
@@ -209,11 +296,7 @@ def write(summary: dict[str, Any], folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps(summary, indent=2) + "\n")
     plot_win_rates(summary, folder / "win_rates.png")
-    if (
-        summary["cooperative"]
-        and summary["config"]["crossplay"]
-        and len(summary["config"]["agents"]) > 1
-    ):
+    if summary["cooperative"] and has_crossplay(summary):
         plot_crossplay(summary, folder / "crossplay.png")
     if not summary["cooperative"]:
         plot_ratings(summary, folder / "ratings.png")

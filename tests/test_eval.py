@@ -18,16 +18,8 @@ def baseline_specs(env_id: str) -> list[str]:
 
 
 def config(env_id: str, players: list[int], games: int, workers: int = 1, **extra):
-    return parse_config(
-        {
-            "env": env_id,
-            "players": players,
-            "games": games,
-            "workers": workers,
-            "agents": baseline_specs(env_id),
-            **extra,
-        }
-    )
+    data = {"env": env_id, "players": players, "games": games, "workers": workers}
+    return parse_config({"agents": baseline_specs(env_id), **data, **extra})
 
 
 def test_results_do_not_depend_on_worker_count():
@@ -47,22 +39,86 @@ def test_paired_seeds_every_pairing_plays_the_same_deals():
     assert {tuple(g.seed for g in games) for games in results.values()} == {tuple(range(40, 46))}
 
 
-def test_head_to_head_rotates_seats_and_rates_every_agent():
-    assert harness.seating(("a", "b"), 4, 0) == ["a", "b", "a", "b"]
-    assert harness.seating(("a", "b"), 4, 1) == ["b", "a", "b", "a"]
-    assert harness.seating(("a", "b"), 2, 3) == ["b", "a"]
-    cfg = config("hexenflug_v0", [2], 40)
-    summary = harness.summarize(cfg, harness.play_all(cfg))
-    assert [r["lineup"] for r in summary["rows"]] == [
-        ["random", "heuristic:cautious"],
-        ["random", "heuristic:greedy"],
-        ["heuristic:cautious", "heuristic:greedy"],
+def test_seats_are_dealt_by_composition_and_rotated_by_seed():
+    two = harness.Lineup("head_to_head", ("b", "a"), (2, 2))
+    assert harness.seating(two, 0) == ["a", "b", "a", "b"]  # ties by spec, not by given order
+    assert harness.seating(two, 1) == ["b", "a", "b", "a"]
+    three = harness.Lineup("crossplay", ("a", "b"), (1, 3))
+    assert harness.seating(three, 0) == ["b", "a", "b", "b"]
+    assert harness.seating(three, 6) == ["b", "b", "b", "a"]
+    assert harness.Lineup("crossplay", ("a", "b"), (2, 1)).label() == "a×2 + b"
+
+
+def crossplay_cells(agents: list[str], mode: str = "all") -> dict:
+    cfg = config("headless_horseman_v0", [3], 150, agents=agents, crossplay=mode)
+    summary = harness.summarize(cfg, harness.play_all(cfg, progress=False))
+    return {
+        tuple(sorted(zip(r["lineup"], r["seats"], strict=True))): r["win"] for r in summary["rows"]
+    }
+
+
+def test_crossplay_at_three_players_reports_each_composition_whatever_the_agent_order():
+    """Headless Horseman at 3 players: two focal heuristics with one random player win far more
+    often than one focal heuristic with two random players; the cells are the same games when
+    the config lists the agents the other way round."""
+    forward = crossplay_cells(["random", "heuristic:focal"])
+    backward = crossplay_cells(["heuristic:focal", "random"])
+    assert forward == backward
+    two_focal = forward[(("heuristic:focal", 2), ("random", 1))]
+    one_focal = forward[(("heuristic:focal", 1), ("random", 2))]
+    assert two_focal["high"] < forward[(("heuristic:focal", 3),)]["low"]
+    assert one_focal["high"] < two_focal["low"]
+    assert forward[(("random", 3),)]["high"] < one_focal["rate"]
+
+
+def test_focal_mode_plays_one_agent_with_partners_of_one_kind_and_pairs_it_with_their_team():
+    cfg = config("hocus_pocus_v0", [4], 10, crossplay="focal")
+    summary = harness.summarize(cfg, harness.play_all(cfg, progress=False))
+    assert [(r["label"], r["kind"]) for r in summary["rows"]] == [
+        ("random×4", "team"),
+        ("heuristic:greedy×4", "team"),
+        ("random + heuristic:greedy×3", "crossplay"),
+        ("heuristic:greedy + random×3", "crossplay"),
     ]
+    assert [(p["a"], p["b"]) for p in summary["paired"]] == [
+        ("random×4", "heuristic:greedy×4"),
+        ("random + heuristic:greedy×3", "heuristic:greedy×4"),
+        ("heuristic:greedy + random×3", "random×4"),
+    ]
+    table = report.crossplay_table(summary)
+    assert "4 players: row agent in 1 seat, column agent in the other 3" in table
+    assert "row agent in 2 seats" not in table
+
+
+def test_paired_differences_are_per_deal_means():
+    cfg = config("headless_horseman_v0", [2], 40)
+    results = harness.play_all(cfg, progress=False)
+    summary = harness.summarize(cfg, results)
+    team = {a: harness.Lineup("team", (a,), (2,)) for a in cfg.agents}
+    first = summary["paired"][0]
+    assert (first["a"], first["b"]) == ("random×2", "heuristic:focal×2")
+    wins = [
+        sum(g.info["outcome"] == 1 for g in results[team[a]]) for a in ("random", "heuristic:focal")
+    ]
+    assert first["win"]["mean"] == pytest.approx((wins[0] - wins[1]) / 40)
+    assert first["win"]["low"] <= first["win"]["mean"] <= first["win"]["high"]
+
+
+def test_head_to_head_rates_every_agent_and_plays_both_ways_round_at_odd_counts():
+    cfg = config("hexenflug_v0", [2, 3], 40)
+    summary = harness.summarize(cfg, harness.play_all(cfg, progress=False))
+    assert [(r["lineup"], r["seats"]) for r in summary["rows"]][:4] == [
+        (["random", "heuristic:cautious"], [1, 1]),
+        (["random", "heuristic:greedy"], [1, 1]),
+        (["heuristic:cautious", "heuristic:greedy"], [1, 1]),
+        (["random", "heuristic:cautious"], [2, 1]),
+    ]
+    assert summary["rows"][4]["seats"] == [1, 2]
     ratings = summary["ratings"]["2"]
     assert ratings["heuristic:cautious"]["mu"] > ratings["random"]["mu"]
-    assert "| heuristic:cautious | heuristic:greedy | 2 | 40 |" in report.head_to_head_table(
-        summary
-    )
+    table = report.head_to_head_table(summary)
+    assert "| heuristic:cautious | heuristic:greedy | 2 | 1 + 1 | 40 |" in table
+    assert "| random | heuristic:cautious | 3 | 1 + 2 | 40 |" in table
 
 
 @pytest.mark.parametrize(
