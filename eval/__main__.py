@@ -13,7 +13,7 @@ from envs.core.docs import update_file
 from envs.core.errors import run_command
 from envs.docs import rules_md
 from eval import harness, report
-from eval.config import load_config
+from eval.config import load_config, parse_config
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -27,9 +27,12 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     config = load_config(args.config)
     overrides = {"workers": args.workers, "out": args.out}
-    config = config.model_copy(update={k: v for k, v in overrides.items() if v is not None})
-    summary = harness.summarize(config, harness.play_all(config))
+    if any(v is not None for v in overrides.values()):
+        data = {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
+        config = parse_config(data, args.config)
     folder = Path(config.out) / config.name
+    report.prepare(folder)
+    summary = harness.summarize(config, harness.play_all(config))
     path = report.write(summary, folder)
     print(report.main_table(summary))
     print(f"\nreport: {path}")

@@ -26,6 +26,8 @@ from agents import make_agent
 from envs.core.errors import ConfigError
 
 M = TypeVar("M", bound=BaseModel)
+MAX_GAMES = 1_000_000
+SEED_LIMIT = 2**31
 
 
 class EvalConfig(BaseModel):
@@ -36,8 +38,8 @@ class EvalConfig(BaseModel):
     env: str = Field(description="registered environment id")
     players: list[int] = Field(min_length=1, description="player counts")
     agents: list[str] = Field(min_length=1, description="agent specs")
-    games: int = Field(200, ge=1, description="games per pairing and player count")
-    seed: int = Field(0, ge=0, description="first seed")
+    games: int = Field(200, ge=1, le=MAX_GAMES, description="games per lineup and player count")
+    seed: int = Field(0, ge=0, lt=SEED_LIMIT, description="first seed")
     workers: int = Field(2, ge=1, le=64, description="worker processes")
     crossplay: Literal["all", "focal", "none"] = Field(
         "all",
@@ -46,7 +48,11 @@ class EvalConfig(BaseModel):
     )
     options: dict[str, Any] = Field(default_factory=dict, description="environment options")
     out: str = Field("runs/eval", description="root of the run folders")
-    name: str = Field("eval", min_length=1, description="run folder name")
+    name: str = Field(
+        "eval",
+        pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
+        description="run folder name inside out: letters, digits, _ . - (no path)",
+    )
 
     @field_validator("env")
     @classmethod
@@ -60,6 +66,15 @@ class EvalConfig(BaseModel):
         bad = [n for n in self.players if not low <= n <= high]
         if bad:
             raise ValueError(f"players {bad} outside {low}..{high} for {self.env}")
+        if len(set(self.players)) != len(self.players):
+            raise ValueError(f"players must be distinct counts, got {self.players}")
+        if ".." in self.name:
+            raise ValueError(f"name {self.name!r} may not contain '..'")
+        if self.seed + self.games > SEED_LIMIT:
+            raise ValueError(
+                f"seed + games must be at most {SEED_LIMIT} (2**31: agents seed their "
+                f"generators from the game seed), got {self.seed + self.games}"
+            )
         if len(set(self.agents)) != len(self.agents):
             raise ValueError("agents must be distinct specs")
         if not envs.spec(self.env).cooperative and len(self.agents) < 2:
@@ -75,7 +90,13 @@ def load_model(model: type[M], path: str | Path) -> M:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} not found")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or "cannot be parsed"
+        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys to values")
     data.setdefault("name", path.stem)

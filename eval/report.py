@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+from envs.core.errors import ConfigError  # noqa: E402
 
 
 def pct(r: dict) -> str:
@@ -289,6 +292,18 @@ def plot_ratings(summary: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def prepare(folder: Path) -> None:
+    """Create the run folder and check that it can be written (before any game is played)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write the output folder {str(folder)!r}: {err.strerror or err}"
+        ) from None
 
 
 def write(summary: dict[str, Any], folder: Path) -> Path:

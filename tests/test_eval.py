@@ -170,6 +170,15 @@ def test_shipped_configs_are_valid(name):
         ({"agents": ["heuristic:nope"]}, "unknown heuristic 'nope'"),
         ({"agents": ["random", "random"]}, "agents must be distinct"),
         ({"options": {"sunrise_step": 2}}, "unknown option"),
+        ({"players": [2, 2]}, r"players must be distinct counts, got \[2, 2\]"),
+        ({"name": "../escape"}, "name: String should match pattern"),
+        ({"name": "a..b"}, "may not contain '..'"),
+        ({"name": "/tmp/x"}, "name: String should match pattern"),
+        ({"games": 10**7}, "games: Input should be less than or equal to 1000000"),
+        ({"seed": 2**64 - 1}, "seed: Input should be less than 2147483648"),
+        ({"seed": 2**31 - 3}, "seed \\+ games must be at most 2147483648"),
+        ({"workers": 0}, "workers: Input should be greater than or equal to 1"),
+        ({"crossplay": True}, "crossplay: Input should be 'all', 'focal' or 'none'"),
     ],
 )
 def test_bad_configs_are_rejected_with_a_clear_message(data, match):
@@ -183,6 +192,32 @@ def test_competitive_config_needs_two_agents_and_missing_file_is_clear(tmp_path)
         parse_config({"env": "hexenflug_v0", "players": [2], "agents": ["random"]})
     with pytest.raises(envs.ConfigError, match="not found"):
         load_config(tmp_path / "missing.yaml")
+
+
+def write_config(tmp_path, text: str):
+    path = tmp_path / "cfg.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_malformed_yaml_is_one_line_config_error(tmp_path):
+    path = write_config(tmp_path, "env: [hocus_pocus_v0\nplayers: [2]\n")
+    with pytest.raises(envs.ConfigError, match=r"not valid YAML at line 2, column 8") as err:
+        load_config(path)
+    assert "\n" not in str(err.value)
+
+
+def test_cli_overrides_are_validated_and_output_checked_before_any_game(tmp_path, monkeypatch):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    path = write_config(
+        tmp_path, f"env: hocus_pocus_v0\nplayers: [2]\nagents: [random]\nout: {blocker}\n"
+    )
+    monkeypatch.setattr(harness, "play_all", lambda *a, **k: pytest.fail("games were played"))
+    with pytest.raises(envs.ConfigError, match="workers: Input should be greater than or equal"):
+        eval_cli.main([str(path), "--workers", "0"])
+    with pytest.raises(envs.ConfigError, match=f"cannot write the output folder '{blocker}/cfg'"):
+        eval_cli.main([str(path)])
 
 
 def test_demo_plays_a_game_to_the_end(capsys):
