@@ -8,6 +8,8 @@ from agents.checkpoints import load_sb3_agent, load_torch_agent
 from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
 from agents.random_agent import RandomAgent
+from agents.specs import display_names, parse_spec
+from agents.user import AgentError, CheckedAgent, check_agent, load_python_agent
 from agents.voodoo_mania_heuristic import ChainVoodoo, FastVoodoo
 from envs.core.errors import ConfigError
 
@@ -22,28 +24,48 @@ HEURISTICS = {
 }
 
 
+OPTIONS = {"random": (), "heuristic": (), "torch": ("sample",), "sb3": ()}
+
+
 def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:
-    """An agent from a spec string: ``random``, ``heuristic:<name>``, ``torch:<checkpoint>`` or
-    ``sb3:<checkpoint>`` (trained checkpoints; see :mod:`agents.checkpoints`)."""
-    if spec == "random":
+    """An agent from a spec string (see :mod:`agents.specs`): ``random``,
+    ``heuristic:<name>``, ``torch:<checkpoint>[?sample=1]``, ``sb3:<checkpoint>`` (trained
+    checkpoints; see :mod:`agents.checkpoints`) or ``python:<package.module>:<Class>[?k=v&...]``
+    (your own class, called with the options as keyword arguments; see :mod:`agents.user`)."""
+    parsed = parse_spec(spec)
+    if parsed.kind == "python":
+        return load_python_agent(spec, parsed.target, parsed.options)
+    unknown = sorted(set(parsed.options) - set(OPTIONS[parsed.kind]))
+    if unknown:
+        raise ConfigError(
+            f"agent spec {spec!r}: unknown option(s) {unknown}; {parsed.kind} agents take "
+            f"{list(OPTIONS[parsed.kind]) or 'none'}"
+        )
+    if parsed.kind == "random":
         return RandomAgent(seed)
-    kind, _, name = spec.partition(":")
-    if kind == "torch":
-        return load_torch_agent(name, env_id, seed)
-    if kind == "sb3":
-        return load_sb3_agent(name, env_id, seed)
-    if kind == "heuristic":
-        known = HEURISTICS.get(env_id, {})
-        if name not in known:
-            raise ConfigError(
-                f"unknown heuristic {name!r} for {env_id}; available: "
-                f"{[f'heuristic:{k}' for k in known]}"
-            )
-        return known[name]()
-    raise ConfigError(
-        f"unknown agent spec {spec!r}; use 'random', 'heuristic:<name>', 'torch:<path>' or "
-        "'sb3:<path>'"
-    )
+    if parsed.kind == "torch":
+        sample = parsed.options.get("sample", False)
+        if sample not in (0, 1):  # also True / False
+            raise ConfigError(f"agent spec {spec!r}: sample must be 0 or 1, got {sample!r}")
+        return load_torch_agent(parsed.target, env_id, seed, sample=bool(sample))
+    if parsed.kind == "sb3":
+        return load_sb3_agent(parsed.target, env_id, seed)
+    known = HEURISTICS.get(env_id, {})
+    if parsed.target not in known:
+        raise ConfigError(
+            f"unknown heuristic {parsed.target!r} for {env_id}; available: "
+            f"{[f'heuristic:{k}' for k in known]}"
+        )
+    return known[parsed.target]()
 
 
-__all__ = ["Agent", "HocusPocusHeuristic", "RandomAgent", "make_agent"]
+__all__ = [
+    "Agent",
+    "AgentError",
+    "CheckedAgent",
+    "HocusPocusHeuristic",
+    "RandomAgent",
+    "check_agent",
+    "display_names",
+    "make_agent",
+]

@@ -57,8 +57,9 @@ def _imports(kind: str):
         ) from err
 
 
-def load_torch_agent(path: str, env_id: str, seed: int | None = None):
-    """A :class:`agents.torch_policy.TorchAgent` from a PyTorch checkpoint."""
+def load_torch_agent(path: str, env_id: str, seed: int | None = None, sample: bool = False):
+    """A :class:`agents.torch_policy.TorchAgent` from a PyTorch checkpoint (``sample``: draw
+    from the policy instead of taking its most likely action)."""
     torch_policy = _imports("torch")
     file = _require(path, "torch")
     try:
@@ -66,7 +67,7 @@ def load_torch_agent(path: str, env_id: str, seed: int | None = None):
     except Exception as err:  # torch raises many kinds (pickle, zip, key, size errors)
         raise ConfigError(f"cannot load torch checkpoint {path!r}: {err}") from err
     _check(meta, env_id, file)
-    return torch_policy.TorchAgent(net, f"torch:{path}", seed=seed)
+    return torch_policy.TorchAgent(net, f"torch:{path}", sample=sample, seed=seed)
 
 
 def load_sb3_agent(path: str, env_id: str, seed: int | None = None):

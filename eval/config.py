@@ -2,7 +2,8 @@
 
 env: hocus_pocus_v0          # a registered id
 players: [2, 4]              # player counts, within the game's range
-agents: [random, heuristic:greedy, torch:runs/x/final.pt]
+agents: [random, heuristic:greedy, torch:runs/x/final.pt, "python:my_pkg.agents:Bold?depth=2"]
+labels: {torch:runs/x/final.pt: ppo}   # optional display names (default: shortened specs)
 games: 500                   # seeded games per pairing and player count
 seed: 0                      # the first seed; every pairing plays the same seeds
 workers: 2                   # worker processes; results do not depend on it
@@ -19,7 +20,15 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 import envs
 from agents import make_agent
@@ -46,6 +55,9 @@ class EvalConfig(BaseModel):
         description="cooperative games: every seat composition of every two agents (all), one "
         "agent with N-1 partners of one kind (focal), or none",
     )
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="display names of agents (default: shortened specs)"
+    )
     options: dict[str, Any] = Field(default_factory=dict, description="environment options")
     out: str = Field("runs/eval", description="root of the run folders")
     name: str = Field(
@@ -61,7 +73,9 @@ class EvalConfig(BaseModel):
         return env
 
     @model_validator(mode="after")
-    def _consistent(self) -> EvalConfig:
+    def _consistent(self, info: ValidationInfo) -> EvalConfig:
+        """Cross-field checks; every agent spec is made once, except the names given as agent
+        objects (validation context ``{"objects": names}``, see :func:`eval.evaluate`)."""
         low, high = envs.spec(self.env).players
         bad = [n for n in self.players if not low <= n <= high]
         if bad:
@@ -79,9 +93,16 @@ class EvalConfig(BaseModel):
             raise ValueError("agents must be distinct specs")
         if not envs.spec(self.env).cooperative and len(self.agents) < 2:
             raise ValueError("a competitive game needs at least two agents to compare")
+        stray = sorted(set(self.labels) - set(self.agents))
+        if stray:
+            raise ValueError(f"labels {stray} name no agent; agents: {self.agents}")
+        if len(set(self.labels.values())) != len(self.labels):
+            raise ValueError("labels must be distinct display names")
         envs.make(self.env, num_players=self.players[0], **self.options)
+        objects = (info.context or {}).get("objects", ())
         for spec in self.agents:
-            make_agent(spec, self.env)
+            if spec not in objects:
+                make_agent(spec, self.env)
         return self
 
 
@@ -103,10 +124,13 @@ def load_model(model: type[M], path: str | Path) -> M:
     return parse_model(model, data, str(path))
 
 
-def parse_model(model: type[M], data: dict[str, Any], where: str = "config") -> M:
-    """Validate ``data``; any problem raises :class:`ConfigError` naming each field."""
+def parse_model(
+    model: type[M], data: dict[str, Any], where: str = "config", context: dict | None = None
+) -> M:
+    """Validate ``data`` (with the validators' ``context``); any problem raises
+    :class:`ConfigError` naming each field."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as err:
         problems = []
         for e in err.errors():
@@ -123,5 +147,7 @@ def load_config(path: str | Path) -> EvalConfig:
     return load_model(EvalConfig, path)
 
 
-def parse_config(data: dict[str, Any], where: str = "config") -> EvalConfig:
-    return parse_model(EvalConfig, data, where)
+def parse_config(
+    data: dict[str, Any], where: str = "config", context: dict | None = None
+) -> EvalConfig:
+    return parse_model(EvalConfig, data, where, context)

@@ -26,7 +26,7 @@ from openskill.models import PlackettLuce
 from tqdm import tqdm
 
 import envs
-from agents import Agent, make_agent
+from agents import Agent, CheckedAgent, display_names, make_agent
 from eval.config import EvalConfig
 from eval.play import GameResult, play_game
 from eval.stats import bootstrap_mean_interval, wilson_interval
@@ -102,9 +102,12 @@ def lineups(config: EvalConfig) -> list[Lineup]:
     return out
 
 
-def _make(source: str | Agent, env_id: str) -> Agent:
-    """A fresh agent for one seat: from a spec string, or a deep copy of a given object."""
-    return make_agent(source, env_id) if isinstance(source, str) else copy.deepcopy(source)
+def _make(name: str, source: str | Agent, env_id: str) -> Agent:
+    """A fresh agent for one seat: from a spec string, or a deep copy of a given object (whose
+    errors then name it)."""
+    if isinstance(source, str):
+        return make_agent(source, env_id)
+    return CheckedAgent(copy.deepcopy(source), name)
 
 
 def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult]]:
@@ -119,7 +122,7 @@ def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult]]:
         players = {}
         for seat, name in zip(env.possible_agents, seats, strict=True):
             if (seat, name) not in made:
-                made[seat, name] = _make(sources[name], env_id)
+                made[seat, name] = _make(name, sources[name], env_id)
             players[seat] = made[seat, name]
         results.append(play_game(env, players, seed, seats))
     return lineup, results
@@ -223,6 +226,7 @@ def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> di
         "config": config.model_dump(),
         "cooperative": spec.cooperative,
         "score": spec.score,
+        "labels": display_names(config.agents, config.labels),
         "rows": rows,
     }
     if spec.cooperative:

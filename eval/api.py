@@ -1,0 +1,75 @@
+"""The Python entry point: evaluate agents built in a script with ``python -m eval``'s harness.
+
+    import eval
+    summary = eval.evaluate("hocus_pocus_v0", {"mine": MyAgent(), "greedy": "heuristic:greedy"},
+                            players=[4], games=200)
+
+Each value of ``agents`` is an agent object (with ``reset(seed)`` and ``act(observation,
+action_mask) -> int``; every seat gets its own deep copy) or an agent spec string; the keys are
+the names shown in the tables. The summary is the plain data that ``results.json`` holds.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import envs
+from agents import Agent, check_agent
+from envs.core.errors import ConfigError
+from eval import harness, report
+from eval.config import parse_config
+
+
+def evaluate(
+    env_id: str,
+    agents: Mapping[str, Agent | str],
+    players: list[int] | None = None,
+    games: int = 200,
+    seed: int = 0,
+    workers: int = 1,
+    crossplay: str = "all",
+    options: dict[str, Any] | None = None,
+    out: str | Path | None = None,
+    name: str = "eval",
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Play every lineup of ``agents`` at each of ``players`` (default: the game's smallest
+    count) on seeds ``seed .. seed + games - 1`` and return the summary; with ``out``, also
+    write ``results.json``, ``report.md`` and the plots to ``out/name``. The arguments mean what
+    the evaluation config's keys mean (:mod:`eval.config`); objects need ``workers=1`` unless
+    they can be pickled."""
+    specs = {n: a for n, a in agents.items() if isinstance(a, str)}
+    objects = {n: a for n, a in agents.items() if not isinstance(a, str)}
+    for n, obj in objects.items():
+        check_agent(obj, n)
+        if workers > 1:
+            try:
+                pickle.dumps(obj)
+            except Exception as err:
+                raise ConfigError(
+                    f"agent {n!r} cannot be pickled for worker processes ({err}); use workers=1"
+                ) from None
+    data = {
+        "env": env_id,
+        "players": players or [envs.spec(env_id).players[0]],
+        "agents": [specs.get(n, n) for n in agents],
+        "labels": {s: n for n, s in specs.items() if s != n},
+        "games": games,
+        "seed": seed,
+        "workers": workers,
+        "crossplay": crossplay,
+        "options": options or {},
+        "out": str(out or "runs/eval"),
+        "name": name,
+    }
+    config = parse_config(data, "evaluate()", context={"objects": set(objects)})
+    folder = Path(config.out) / config.name
+    if out is not None:
+        report.prepare(folder)
+    summary = harness.summarize(config, harness.play_all(config, objects, progress=progress))
+    if out is not None:
+        report.write(summary, folder)
+    return summary
