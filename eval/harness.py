@@ -29,6 +29,7 @@ import envs
 from agents import Agent, CheckedAgent, display_names, make_agent
 from eval.config import EvalConfig
 from eval.play import GameResult, play_game
+from eval.provenance import provenance
 from eval.stats import bootstrap_mean_interval, wilson_interval
 
 CHUNK = 50
@@ -227,6 +228,7 @@ def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> di
         "cooperative": spec.cooperative,
         "score": spec.score,
         "labels": display_names(config.agents, config.labels),
+        "provenance": provenance(config.model_dump()),
         "rows": rows,
     }
     if spec.cooperative:

@@ -151,6 +151,19 @@ def main_table(summary: dict) -> str:
     return team_table(summary) if summary["cooperative"] else head_to_head_table(summary)
 
 
+def provenance_line(summary: dict) -> str:
+    """One line: package version, git commit, config hash (full values in results.json)."""
+    p = summary.get("provenance", {})
+    commit = p.get("git_commit")
+    source = f"commit `{commit[:10]}`" if commit else "no git commit"
+    if p.get("git_dirty"):
+        source += " with uncommitted changes"
+    return (
+        f"Cauldron {p.get('version') or '(not installed)'}, {source}, config hash "
+        f"`{(p.get('config_hash') or '')[:12]}`; every game is in `results.json`."
+    )
+
+
 def has_crossplay(summary: dict) -> bool:
     return any(r["kind"] == "crossplay" for r in summary["rows"])
 
@@ -163,6 +176,8 @@ def markdown(summary: dict) -> str:
         f"{c['games']} seeded games per lineup (seat composition) and player count (seeds "
         f"{c['seed']}–{c['seed'] + c['games'] - 1}, the same deals for every lineup); seats "
         "rotate with the seed; 95% intervals: Wilson for rates, percentile bootstrap for means.",
+        "",
+        provenance_line(summary),
         "",
     ]
     if summary["cooperative"]:
@@ -294,6 +309,23 @@ def plot_ratings(summary: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def dumps(summary: dict[str, Any]) -> str:
+    """``summary`` as JSON indented by 2, except that each per-game column (a row's ``games``)
+    stays on one line: ``pandas.DataFrame(row["games"])`` reads a row's games back."""
+    columns: dict[str, list] = {}
+    rows = []
+    for i, row in enumerate(summary["rows"]):
+        stubs = {}
+        for key, values in row.get("games", {}).items():
+            stubs[key] = f"@games:{i}:{key}@"
+            columns[stubs[key]] = values
+        rows.append({**row, "games": stubs} if stubs else row)
+    text = json.dumps({**summary, "rows": rows}, indent=2) + "\n"
+    for stub, values in columns.items():
+        text = text.replace(json.dumps(stub), json.dumps(values, separators=(",", ":")), 1)
+    return text
+
+
 def prepare(folder: Path) -> None:
     """Create the run folder and check that it can be written (before any game is played)."""
     try:
@@ -309,7 +341,7 @@ def prepare(folder: Path) -> None:
 def write(summary: dict[str, Any], folder: Path) -> Path:
     """Write results.json, report.md and the plots; return the report's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "results.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (folder / "results.json").write_text(dumps(summary))
     plot_win_rates(summary, folder / "win_rates.png")
     if summary["cooperative"] and has_crossplay(summary):
         plot_crossplay(summary, folder / "crossplay.png")

@@ -11,6 +11,7 @@ from agents import HEURISTICS
 from eval import __main__ as eval_cli
 from eval import bench, demo, harness, report
 from eval.config import load_config, parse_config
+from eval.provenance import provenance
 
 
 def baseline_specs(env_id: str) -> list[str]:
@@ -146,9 +147,37 @@ def test_cli_writes_results_report_and_plots(tmp_path, capsys):
         "win_rates.png",
         "crossplay.png",
     }
-    assert json.loads((folder / "results.json").read_text())["rows"] == summary["rows"]
+    saved = json.loads((folder / "results.json").read_text())
+    assert saved["rows"] == summary["rows"]
     assert "## Cross-play" in (folder / "report.md").read_text()
+    assert (
+        f"config hash `{saved['provenance']['config_hash'][:12]}`"
+        in (folder / "report.md").read_text()
+    )
     assert "| heuristic:focal | 2 | 20 |" in capsys.readouterr().out
+
+
+def test_results_keep_every_game_and_their_provenance():
+    cfg = config("headless_horseman_v0", [3], 12, crossplay="focal")
+    results = harness.play_all(cfg, progress=False)
+    summary = harness.summarize(cfg, results)
+    row = next(r for r in summary["rows"] if r["label"] == "heuristic:focal + random×2")
+    games = row["games"]
+    assert games["seed"] == list(range(12))
+    assert [sorted(s) for s in games["seating"]] == [[0, 1, 1]] * 12
+    # random, focal, random (index 1, 0, 1), rotated by the seed
+    assert games["seating"][:2] == [[1, 0, 1], [0, 1, 1]]
+    assert sum(o == 1 for o in games["outcome"]) == row["win"]["count"]
+    assert all(len(r) == 3 and len(set(r)) == 1 for r in games["returns"])  # one team reward
+    assert len(games["scares"]) == len(games["steps"]) == 12
+    text = report.dumps(summary)
+    assert json.loads(text)["rows"] == summary["rows"]
+    assert len(text.splitlines()) < 400  # one line per column, not per game
+    p = summary["provenance"]
+    assert p["config_hash"] == provenance(cfg.model_dump())["config_hash"]
+    assert p["config_hash"] != provenance({**cfg.model_dump(), "seed": 1})["config_hash"]
+    assert p["version"] and p["libraries"]["numpy"]
+    assert p["git_commit"] is None or len(p["git_commit"]) == 40
 
 
 @pytest.mark.parametrize("name", ["hocus_pocus", "hexenflug", "headless_horseman", "voodoo_mania"])
