@@ -1,7 +1,9 @@
 """Evaluate agents from a YAML config: ``python -m eval configs/eval/<game>.yaml``.
 
 Writes ``results.json``, ``report.md`` and PNG plots to ``<out>/<name>/`` and prints the main
-table. ``--update-rules`` also writes the main table into the game's RULES.md (baselines block).
+table; a progress bar counts the games. ``--quick`` (at most 200 games per lineup) or
+``--games N`` cuts a run short; the report then says that its figures are rougher.
+``--update-rules`` also writes the main table into the game's RULES.md (baselines block).
 """
 
 from __future__ import annotations
@@ -15,29 +17,47 @@ from envs.docs import rules_md
 from eval import harness, report
 from eval.config import load_config, parse_config
 
+QUICK_GAMES = 200
+
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="YAML file (see configs/eval/)")
     parser.add_argument("--workers", type=int, help="override the config's worker count")
     parser.add_argument("--out", help="override the config's output root")
+    parser.add_argument("--games", type=int, help="override the config's games per lineup")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"at most {QUICK_GAMES} games per lineup (rougher figures, noted in the report)",
+    )
     parser.add_argument(
         "--update-rules", action="store_true", help="write the main table into the game's RULES.md"
     )
     args = parser.parse_args(argv)
     config = load_config(args.config)
-    overrides = {"workers": args.workers, "out": args.out}
+    asked = config.games
+    games = args.games
+    if args.quick:
+        games = min(asked if games is None else games, QUICK_GAMES)
+    overrides = {"workers": args.workers, "out": args.out, "games": games}
     if any(v is not None for v in overrides.values()):
         data = {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
         config = parse_config(data, args.config)
     folder = Path(config.out) / config.name
     report.prepare(folder)
     summary = harness.summarize(config, harness.play_all(config))
+    if config.games < asked:
+        summary["note"] = (
+            f"Cut short: {config.games} games per lineup instead of the config's {asked}; the "
+            "figures are rougher (wider intervals) than a full run's."
+        )
     path = report.write(summary, folder)
-    print(report.main_table(summary))
+    table = report.main_table(summary) + (f"\n\n{summary['note']}" if "note" in summary else "")
+    print(table)
     print(f"\nreport: {path}")
     if args.update_rules:
-        update_file(rules_md(config.env), {"baselines": report.main_table(summary)})
+        update_file(rules_md(config.env), {"baselines": table})
     return summary
 
 

@@ -6,7 +6,9 @@ on every registered environment and on PettingZoo's ``connect_four_v3`` and ``ha
 the ratio to each peer, the median reset cost and the peak Python heap of a run (tracemalloc: it
 does not see memory that a C++ core such as Hanabi's allocates).
 
-    python -m eval.bench [--steps 20000] [--repeats 5] [--all-players]
+    python -m eval.bench [--steps 20000] [--repeats 5] [--all-players] [--quick]
+
+A progress bar counts the runs; ``--quick`` (2,000 steps, one repeat) gives rough figures fast.
 
 Simultaneous games are also measured through their Parallel env (``[parallel]`` rows), where a
 joint step of k agents counts k agent-steps.
@@ -116,10 +118,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument("--steps", type=int, default=20_000, help="agent-steps per repeat")
     parser.add_argument("--repeats", type=int, default=5, help="repeats (median reported)")
     parser.add_argument("--all-players", action="store_true", help="every player count")
+    parser.add_argument(
+        "--quick", action="store_true", help="2,000 steps and one repeat (rough figures)"
+    )
     args = parser.parse_args(argv)
+    if args.quick:
+        args.steps, args.repeats = min(args.steps, 2_000), 1
     makers = candidates(args.all_players)
     results: dict[str, dict[str, float]] = {}
-    with tqdm(total=len(makers) * args.repeats, desc="benchmark", unit="run") as bar:
+    with tqdm(total=len(makers) * (args.repeats + 1), desc="benchmark", unit="run") as bar:
         for repeat in range(args.repeats):  # interleaved, so drift hits every env alike
             for name, make in makers.items():
                 env = make()
@@ -127,12 +134,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
                 rate = run(env, args.steps, seed=repeat)
                 results.setdefault(name, {"rates": []})["rates"].append(rate)
                 bar.update()
-    for name, make in makers.items():
-        entry = results[name]
-        entry["median"] = statistics.median(entry.pop("rates"))
-        entry["reset_us"] = reset_cost(make()) * 1e6
-        entry["peak_mib"] = peak_memory(make, min(args.steps, 5_000))
+        for name, make in makers.items():
+            entry = results[name]
+            entry["median"] = statistics.median(entry.pop("rates"))
+            entry["reset_us"] = reset_cost(make()) * 1e6
+            entry["peak_mib"] = peak_memory(make, min(args.steps, 5_000))
+            bar.update()
     print(format_table(results))
+    if args.quick:
+        print(f"\nQuick run ({args.steps:,} steps, one repeat): rough figures, not for the README.")
     return results
 
 

@@ -1,6 +1,10 @@
-"""Play one game between baseline agents and print the table after every turn.
+"""Play one game between agents and print every move and the table whenever it changes.
 
 python -m eval.demo [--env hocus_pocus_v0] [--players 4] [--agent heuristic:greedy] [--seed 0]
+
+Every seat plays ``--agent`` (any agent spec; default: the game's first heuristic). Each decision
+is printed as ``player_i: <action>``, and the table after every decision that changed it (in
+Voodoo Mania, after every tick that changed it), so every turn of every game is shown.
 """
 
 from __future__ import annotations
@@ -8,37 +12,51 @@ from __future__ import annotations
 import argparse
 
 import envs
-from agents import make_agent
+from agents import HEURISTICS, make_agent
+from envs.core.errors import run_command
+
+
+def default_agent(env_id: str) -> str:
+    """The game's first heuristic, or ``random`` when it has none."""
+    return next((f"heuristic:{h}" for h in HEURISTICS.get(env_id, {})), "random")
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m eval.demo", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--env", default="hocus_pocus_v0", choices=envs.ids())
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--agent", default="heuristic:greedy", help="random | heuristic:<name>")
+    parser.add_argument("--agent", help="agent spec for every seat (default: a heuristic)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quiet", action="store_true", help="print only the final table")
     args = parser.parse_args(argv)
+    spec = args.agent or default_agent(args.env)
     env = envs.make(args.env, num_players=args.players, render_mode="ansi")
     agents = {
-        a: make_agent(args.agent, args.env, seed=args.seed + i)
-        for i, a in enumerate(env.possible_agents)
+        a: make_agent(spec, args.env, seed=args.seed + i) for i, a in enumerate(env.possible_agents)
     }
     env.reset(seed=args.seed)
-    turn, info = -1, {}
+    rules = env.unwrapped.rules
+    shown, info, moves = env.render(), {}, []
+    if not args.quiet:
+        print(f"=== {args.env}, {args.players} players, {spec} in every seat, seed {args.seed} ===")
+        print(shown)
     for name in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
             env.step(None)
             continue
-        game_turn = getattr(env.unwrapped.game, "turns", None)
-        if not args.quiet and game_turn != turn:
-            turn = game_turn
-            print(f"\n=== turn {turn}: {name} ===\n{env.render()}")
-        env.step(agents[name].act(obs["observation"], obs["action_mask"]))
+        action = agents[name].act(obs["observation"], obs["action_mask"])
+        moves.append(f"{name}: {rules.action_name(int(action))}")
+        env.step(action)
+        table = env.render()
+        if not args.quiet and table != shown:
+            print("\n" + "\n".join(moves) + f"\n\n{table}")
+            shown, moves = table, []
     print(f"\n=== final ===\n{env.render()}\n\nresult: {info}")
     return info
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -180,6 +180,8 @@ def markdown(summary: dict) -> str:
         provenance_line(summary),
         "",
     ]
+    if summary.get("note"):
+        parts += [f"**{summary['note']}**", ""]
     if summary["cooperative"]:
         parts += ["## Teams", "", team_table(summary), "", "![win rates](win_rates.png)", ""]
         if has_crossplay(summary):

@@ -255,8 +255,29 @@ def test_demo_plays_a_game_to_the_end(capsys):
     assert info["outcome"] in (-1, 1) and "Cauldron:" in out and "=== final ===" in out
 
 
-def test_bench_prints_a_table_with_ratios(capsys):
-    results = bench.main(["--steps", "300", "--repeats", "1"])
+def test_demo_shows_every_tick_of_voodoo_mania(capsys):
+    demo.main(["--env", "voodoo_mania_v0", "--players", "2", "--seed", "0"])
     out = capsys.readouterr().out
+    ticks = {line.split("tick ")[1].split()[0] for line in out.splitlines() if " tick " in line}
+    assert len(ticks) > 20
+    assert "player_1: " in out and "=== final ===" in out
+
+
+def test_quick_run_plays_fewer_games_and_says_so(tmp_path, capsys):
+    path = write_config(
+        tmp_path,
+        "env: hocus_pocus_v0\nplayers: [2]\nagents: [random]\ngames: 5000\nworkers: 1\n"
+        f"out: {tmp_path}\n",
+    )
+    summary = eval_cli.main([str(path), "--quick", "--games", "30"])
+    assert summary["rows"][0]["win"]["games"] == 30
+    assert "30 games per lineup instead of the config's 5000" in capsys.readouterr().out
+    assert "figures are rougher" in (tmp_path / "cfg" / "report.md").read_text()
+
+
+def test_bench_prints_a_table_with_ratios(capsys):
+    results = bench.main(["--steps", "300", "--quick"])
+    out = capsys.readouterr().out
+    assert "Quick run (300 steps, one repeat): rough figures" in out
     assert "hocus_pocus_v0" in results and results["hocus_pocus_v0"]["median"] > 0
     assert "voodoo_mania_v0 [parallel]" in results and "agent-steps/s" in out
