@@ -4,6 +4,7 @@ import envs
 env = envs.make("hocus_pocus_v0", num_players=4)
 """
 
+from envs.core.decode import decode, layout
 from envs.core.errors import CauldronError, ConfigError, IllegalActionError
 from envs.registry import ids, make, make_parallel, spec
 
@@ -11,7 +12,9 @@ __all__ = [
     "CauldronError",
     "ConfigError",
     "IllegalActionError",
+    "decode",
     "ids",
+    "layout",
     "make",
     "make_parallel",
     "spec",

@@ -44,11 +44,11 @@ def test_numpy_integer_actions_are_accepted():
     assert env.unwrapped.game.phase.name == "ACT"
 
 
-def test_penalty_option_terminates_with_illegal_reward():
+def test_penalty_option_terminates_with_illegal_reward_shared_by_the_team():
     env = _started(illegal_action="penalty", illegal_reward=-5.0)
     env.step(A.REVEAL_SPELL)
     assert all(env.terminations.values())
-    assert env.rewards == {"player_0": -5.0, "player_1": 0.0, "player_2": 0.0}
+    assert env.rewards == {"player_0": -5.0, "player_1": -5.0, "player_2": -5.0}
     _, reward, term, _, info = env.last()
     assert term and reward == -5.0 and info["illegal_action"]
     assert not env.observe("player_0")["action_mask"].any()
@@ -157,14 +157,15 @@ def test_parallel_env_rejects_an_illegal_joint_action_and_goes_on_unchanged():
     assert env.state().tobytes() != before
 
 
-def test_parallel_penalty_mode_ends_the_game():
+def test_parallel_penalty_mode_ends_the_game_and_the_team_shares_it():
     env = envs.make_parallel("headless_horseman_v0", num_players=2, illegal_action="penalty")
     observations, _ = env.reset(seed=0)
     legal = int(np.flatnonzero(observations["player_0"]["action_mask"])[0])
     illegal = int(np.flatnonzero(observations["player_1"]["action_mask"] == 0)[0])
     _, rewards, terms, _, infos = env.step({"player_0": legal, "player_1": illegal})
-    assert rewards == {"player_0": 0.0, "player_1": -1.0} and all(terms.values())
-    assert infos["player_1"]["illegal_action"] and env.agents == []
+    assert rewards == {"player_0": -1.0, "player_1": -1.0} and all(terms.values())
+    assert infos["player_1"]["illegal_action"] and not infos["player_0"]["illegal_action"]
+    assert infos["player_0"]["illegal_agent"] == "player_1" and env.agents == []
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,7 @@ def test_secret_choices_stay_hidden_until_everyone_has_chosen():
     earlier one has chosen, never which card."""
     env = envs.make("headless_horseman_v0", num_players=2)
     env.reset(seed=3)
-    layout = env.unwrapped.rules.observation_layout
+    layout = env.unwrapped.encoder.observation_layout
     before = env.observe("player_1")["observation"]
     card = int(np.flatnonzero(env.observe("player_0")["action_mask"])[0])
     env.step(card)

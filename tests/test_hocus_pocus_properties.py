@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs.hocus_pocus import components as C
+from envs.hocus_pocus.encoding import Encoder
 from envs.hocus_pocus.options import HocusPocusOptions
 from envs.hocus_pocus.phases import Phase
 from envs.hocus_pocus.rules import HocusPocusRules
@@ -80,16 +81,16 @@ def test_every_unmasked_action_is_accepted_and_only_the_actor_has_choices(params
 @given(games)
 def test_observations_stay_in_bounds_and_state_encodes_every_hand(params):
     rules, state, rng = _random_game(params)
-    layout = rules.state_layout
+    layout = Encoder(rules).state_layout
     for _ in range(200):
         if rules.is_over(state):
             break
         for seat in range(params["n"]):
-            obs = rules.observe(state, seat)
+            obs = Encoder(rules).observe(state, seat)
             assert obs.min() >= 0.0 and obs.max() <= 1.0
-            hand = np.flatnonzero(obs[rules.observation_layout["hand"]])
+            hand = np.flatnonzero(obs[Encoder(rules).observation_layout["hand"]])
             assert sorted(hand) == sorted(state.hands[seat])
-        full = rules.encode_state(state)
+        full = Encoder(rules).encode_state(state)
         assert full.min() >= 0.0 and full.max() <= 1.0
         hands = full[layout["hands"]].reshape(6, 50)
         assert all(

@@ -9,6 +9,7 @@ import pytest
 import envs
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
+from envs.hocus_pocus.encoding import Encoder
 from envs.hocus_pocus.phases import Phase
 from tests.hocus_pocus_helpers import all_cards, card, choose, legal, play, table
 
@@ -76,8 +77,8 @@ def test_ask_question_answers_truthfully_from_every_other_player():
     assert state.questions[1, 1, green] == 1 and state.questions[2, 2, green] == 1
     assert state.questions[1:, 0, green].sum() == 0  # the asker does not answer
     assert state.phase == Phase.ACT and not legal(rules, state) & set(range(10))
-    obs = rules.observe(state, 2)
-    lay = rules.observation_layout
+    obs = Encoder(rules).observe(state, 2)
+    lay = Encoder(rules).observation_layout
     yes = obs[lay["answers_yes"]].reshape(6, 10)
     assert yes[(1 - 2) % 3, green] == 1  # seat 1 is two seats to seat 2's left in 3 players
 
@@ -183,10 +184,12 @@ def test_binx_card_places_binx_and_shows_that_hand():
     assert state.phase == Phase.BINX and legal(rules, state) == {A.BINX, A.BINX + 1, A.BINX + 2}
     rules.apply(state, A.BINX + 2)
     assert state.binx == 2 and state.turn == 1
-    lay = rules.observation_layout
-    seen = rules.observe(state, 1)[lay["binx_hand"]]
+    lay = Encoder(rules).observation_layout
+    seen = Encoder(rules).observe(state, 1)[lay["binx_hand"]]
     assert set(np.flatnonzero(seen)) == set(hands[2])
-    assert rules.observe(state, 1)[lay["binx_holder"]][1 + 1] == 1  # seat 2 is seat 1's left
+    assert (
+        Encoder(rules).observe(state, 1)[lay["binx_holder"]][1 + 1] == 1
+    )  # seat 2 is seat 1's left
 
 
 def test_binx_moves_when_another_binx_card_is_played():
@@ -353,7 +356,9 @@ def test_come_little_children_all_choose_then_all_pass():
         rules.apply(state, choose(picks[seat]))
         if seat < 2:
             assert state.hands == before  # nothing moves before everyone has chosen
-            later = rules.observe(state, seat + 1)[rules.observation_layout["set_aside"]]
+            later = Encoder(rules).observe(state, seat + 1)[
+                Encoder(rules).observation_layout["set_aside"]
+            ]
             assert not later.any()  # the next chooser does not see the earlier choice
     assert sorted(state.hands[0]) == sorted([STUCK_HAND[0], picks[2]])
     assert sorted(state.hands[1]) == sorted([card("green", POX), picks[0]])
@@ -399,7 +404,9 @@ def test_daylight_savings_time_swaps_secretly_chosen_cards():
     assert state.phase == Phase.SWAP_OWN and state.actor == 0
     rules.apply(state, choose(mine))
     assert state.phase == Phase.SWAP_PARTNER and state.actor == 1
-    assert not rules.observe(state, 1)[rules.observation_layout["set_aside"]].any()
+    assert (
+        not Encoder(rules).observe(state, 1)[Encoder(rules).observation_layout["set_aside"]].any()
+    )
     assert legal(rules, state) == {choose(c) for c in hands[1]}
     rules.apply(state, choose(theirs))
     assert theirs in state.hands[0] and mine in state.hands[1]
@@ -574,10 +581,10 @@ def test_observation_hides_other_hands():
         [card("blue", NEWT), card("yellow", OIL)],
     ]
     rules, state = table(hands=hands, deck=DECK)
-    before = rules.observe(state, 0)
+    before = Encoder(rules).observe(state, 0)
     state.hands[1], state.hands[2] = [hands[2][0], hands[1][1]], [hands[1][0], hands[2][1]]
-    assert np.array_equal(before, rules.observe(state, 0))
-    assert not np.array_equal(before, rules.observe(state, 1))
+    assert np.array_equal(before, Encoder(rules).observe(state, 0))
+    assert not np.array_equal(before, Encoder(rules).observe(state, 1))
 
 
 # ----------------------------------------------------------------------------- Env layer
@@ -591,7 +598,7 @@ def test_partner_decision_moves_agent_selection():
     env.step(env.unwrapped.legal_actions()[0])
     assert env.agent_selection == "player_1"
     assert (
-        env.observe("player_1")["observation"][env.unwrapped.rules.observation_layout["phase"]][
+        env.observe("player_1")["observation"][env.unwrapped.encoder.observation_layout["phase"]][
             Phase.SWAP_PARTNER
         ]
         == 1

@@ -229,7 +229,7 @@ def test_aec_hides_choices_made_earlier_in_the_tick():
     """Both APIs: in the AEC env a later seat never sees an earlier seat's choice of the tick."""
     env = envs.make("voodoo_mania_v0", num_players=3)
     env.reset(seed=2)
-    layout = env.unwrapped.rules.observation_layout
+    layout = env.unwrapped.encoder.observation_layout
     before = env.observe("player_1")["observation"]
     env.step(int(np.flatnonzero(env.observe("player_0")["action_mask"])[-1]))
     changed = set(np.flatnonzero(before != env.observe("player_1")["observation"]))

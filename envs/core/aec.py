@@ -2,18 +2,28 @@
 
 It maps seats to agent names (``player_0`` …), keeps rewards, terminations and infos, builds the
 ``{"observation", "action_mask"}`` dicts, rejects illegal actions (or turns them into a penalty, by
-option) and renders through the game's text renderer. Games plug in a
-:class:`~envs.core.rules.Rules`.
+option), truncates a game after ``max_steps`` agent-steps and renders through the game's text
+renderer. A game plugs in three independent pieces: its :class:`~envs.core.rules.Rules`, its
+encoder (a :class:`~envs.core.encoding.FlatEncoder`) and its text renderer; only this layer puts
+them together.
+
+Illegal actions with ``illegal_action="penalty"`` end the game for everybody. In a competitive
+game the offender gets ``illegal_reward`` and the others 0; in a cooperative game the whole team
+shares ``illegal_reward`` (the team reward stays one number). Every agent's ``info`` then holds
+``illegal_agent`` (the offender's name) and ``illegal_action`` (``True`` for the offender only).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from envs.core.actions import as_action
+from envs.core.encoding import FlatEncoder
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.options import CommonOptions, parse_options
 
@@ -21,11 +31,15 @@ from envs.core.options import CommonOptions, parse_options
 class CauldronAECEnv(AECEnv):
     """Base AEC environment. Subclasses set the class attributes below and nothing else.
 
-    ``rules_class(num_players, options)`` builds the game's rules; ``options_class`` is a dataclass
-    deriving from :class:`CommonOptions`; ``player_range`` is the inclusive allowed player count.
+    ``rules_class(num_players, options)`` builds the game's rules; ``encoder_class(rules)`` its
+    observation and state encoder; ``render_table(rules, state, seat)`` draws the table as text;
+    ``options_class`` is a dataclass deriving from :class:`CommonOptions`; ``player_range`` is the
+    inclusive allowed player count.
     """
 
     rules_class: ClassVar[type]
+    encoder_class: ClassVar[type[FlatEncoder]]
+    render_table: ClassVar[Callable[[Any, Any, int | None], str]]
     options_class: ClassVar[type[CommonOptions]] = CommonOptions
     player_range: ClassVar[tuple[int, int]]
     default_players: ClassVar[int]
@@ -35,15 +49,12 @@ class CauldronAECEnv(AECEnv):
         self, num_players: int | None = None, render_mode: str | None = None, **options: Any
     ) -> None:
         super().__init__()
-        num_players = self.default_players if num_players is None else num_players
+        given = num_players
+        num_players = self.default_players if num_players is None else as_action(num_players)
         low, high = self.player_range
-        if (
-            isinstance(num_players, bool)
-            or not isinstance(num_players, int)
-            or not (low <= num_players <= high)
-        ):
+        if num_players is None or not (low <= num_players <= high):
             raise ConfigError(
-                f"{self.metadata['name']} takes {low} to {high} players, got {num_players!r}"
+                f"{self.metadata['name']} takes {low} to {high} players, got {given!r}"
             )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(
@@ -53,20 +64,22 @@ class CauldronAECEnv(AECEnv):
         self.render_mode = render_mode
         self.options = parse_options(self.options_class, options)
         self.rules = self.rules_class(num_players, self.options)
+        self.encoder = self.encoder_class(self.rules)
+        self.cooperative = _is_cooperative(self.metadata["name"])
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         n_actions = self.rules.num_actions
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    0.0, 1.0, (self.rules.observation_layout.size,), np.float32
+                    0.0, 1.0, (self.encoder.observation_layout.size,), np.float32
                 ),
                 "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, 1.0, (self.rules.state_layout.size,), np.float32)
+        self.state_space = spaces.Box(0.0, 1.0, (self.encoder.state_layout.size,), np.float32)
         self._no_mask = np.zeros(n_actions, np.int8)
         self._rng = np.random.default_rng()
         self.game: Any = None
@@ -103,12 +116,12 @@ class CauldronAECEnv(AECEnv):
         seat = self._seat[agent]
         acting = agent == self.agent_selection and not self.terminations[agent]
         return {
-            "observation": self.rules.observe(self.game, seat),
+            "observation": self.encoder.observe(self.game, seat),
             "action_mask": self._legal_mask().copy() if acting else self._no_mask.copy(),
         }
 
     def state(self) -> np.ndarray:
-        return self.rules.encode_state(self.game)
+        return self.encoder.encode_state(self.game)
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to act, as action indices."""
@@ -120,18 +133,20 @@ class CauldronAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         mask = self._legal_mask()
-        legal = isinstance(action, (int, np.integer)) and 0 <= action < len(mask) and mask[action]
-        if not legal:
+        index = as_action(action)
+        if index is None or not (0 <= index < len(mask)) or not mask[index]:
             self._reject(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
-        seat_rewards = self.rules.apply(self.game, int(action))
+        seat_rewards = self.rules.apply(self.game, index)
         self._steps += 1
         for agent_name, reward in zip(self.agents, seat_rewards, strict=True):
             self.rewards[agent_name] = float(reward)
         seat = self.rules.acting_seat(self.game)
-        if self.rules.is_over(self.game):
-            ended = self.truncations if self.rules.is_truncated(self.game) else self.terminations
+        out_of_steps = self._steps >= self.options.max_steps and not self.rules.mid_step(self.game)
+        if self.rules.is_over(self.game) or out_of_steps:
+            truncated = out_of_steps or self.rules.is_truncated(self.game)
+            ended = self.truncations if truncated else self.terminations
             ended.update(dict.fromkeys(self.agents, True))
             self.infos = {a: self.rules.info(self.game, i) for i, a in enumerate(self.agents)}
         else:
@@ -144,21 +159,43 @@ class CauldronAECEnv(AECEnv):
             legal = [f"{a} ({self.rules.action_name(a)})" for a in self.legal_actions()]
             raise IllegalActionError(action, agent, self.rules.phase_name(self.game), legal)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.rewards[agent] = float(self.options.illegal_reward)
+        self.rewards = penalty_rewards(self.agents, agent, self.options, self.cooperative)
         self.terminations = dict.fromkeys(self.agents, True)
         for agent_name in self.agents:
-            self.infos[agent_name] = {**self.infos[agent_name], "illegal_action": True}
+            self.infos[agent_name] = {
+                **self.infos[agent_name],
+                **penalty_info(agent_name, agent),
+            }
         self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        return self.rules.render(self.game, None)
+        return type(self).render_table(self.rules, self.game, None)
 
     def render_for(self, agent: str) -> str:
         """The table as ``agent`` sees it (hidden cards hidden)."""
-        return self.rules.render(self.game, self._seat[agent])
+        return type(self).render_table(self.rules, self.game, self._seat[agent])
 
     def close(self) -> None:
         pass
+
+
+def _is_cooperative(env_id: str) -> bool:
+    from envs.registry import REGISTRY
+
+    return REGISTRY[env_id].cooperative
+
+
+def penalty_rewards(
+    agents: list[str], offender: str, options: CommonOptions, cooperative: bool
+) -> dict[str, float]:
+    """Rewards of the step an illegal action ends (``illegal_action="penalty"``): the whole team
+    shares ``illegal_reward`` in a cooperative game, only the offender gets it otherwise."""
+    penalty = float(options.illegal_reward)
+    return {a: penalty if cooperative or a == offender else 0.0 for a in agents}
+
+
+def penalty_info(agent: str, offender: str) -> dict[str, Any]:
+    """What every agent's ``info`` says after an illegal action ended the game."""
+    return {"illegal_action": agent == offender, "illegal_agent": offender}

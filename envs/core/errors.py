@@ -23,6 +23,10 @@ class IllegalActionError(CauldronError):
         self.phase = phase
         self.legal = legal
 
+    def __reduce__(self):
+        """Pickle by the constructor's arguments, so the error crosses process boundaries."""
+        return type(self), (self.action, self.agent, self.phase, self.legal)
+
 
 class ConfigError(CauldronError):
     """A bad option, option value or player count given when an environment is made."""

@@ -8,9 +8,12 @@ is allowed when something is wrong. :func:`options_table` renders the same field
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
+
+import numpy as np
 
 from envs.core.errors import ConfigError
 
@@ -42,40 +45,74 @@ class CommonOptions:
         "Who starts: `first` (seat 0, for the rulebook's start-player rule) or `random`.",
         choices=("first", "random"),
     )
+    max_steps: int = option(
+        20_000,
+        "Agent-steps after which a game is truncated (reported as truncation, nobody wins). Far "
+        "above any real game: the longest of 100 random games is under 1,200 agent-steps in "
+        "every game but Voodoo Mania, whose own `max_ticks` clock ends a 6-player game by "
+        "18,000.",
+    )
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars as Python numbers and lists as tuples, all the way down."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+def _contains_bad_number(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return any(_contains_bad_number(v) for v in value)
+    return isinstance(value, bool) or (isinstance(value, float) and not math.isfinite(value))
 
 
 def _type_ok(value: Any, annotation: Any) -> bool:
+    """Whether ``value`` (already plain) fits ``annotation``: bools are not numbers, floats are
+    finite, tuples hold numbers or tuples (never bools, NaN or infinities)."""
     if annotation is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return (
+            isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        )
     if annotation is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if annotation in (bool, str):
         return isinstance(value, annotation)
-    origin = typing.get_origin(annotation)
-    if origin is tuple:
-        return isinstance(value, (tuple, list))
+    if annotation is tuple or typing.get_origin(annotation) is tuple:
+        return isinstance(value, tuple) and not _contains_bad_number(value)
     return True
 
 
 def parse_options(cls: type[T], given: Mapping[str, Any]) -> T:
-    """Build ``cls`` from ``given``; raise :class:`ConfigError` on a bad name, type or choice."""
+    """Build ``cls`` from ``given``; raise :class:`ConfigError` on a bad name, type or choice.
+
+    Numpy scalars count as the Python numbers they hold and lists as tuples."""
     fields = {f.name: f for f in dataclasses.fields(cls)}
     hints = typing.get_type_hints(cls)
     unknown = sorted(set(given) - set(fields))
     if unknown:
         raise ConfigError(f"unknown option(s) {unknown}; allowed options: {sorted(fields)}")
     values = {}
-    for name, value in given.items():
+    for name, given_value in given.items():
+        value = _plain(given_value)
         choices = fields[name].metadata.get("choices")
         if not _type_ok(value, hints[name]):
+            kind = getattr(hints[name], "__name__", str(hints[name]))
+            detail = " (finite)" if kind == "float" else ""
+            detail = " of numbers (no bools, NaN or infinities)" if kind == "tuple" else detail
             raise ConfigError(
-                f"option {name!r} must be of type {getattr(hints[name], '__name__', hints[name])}, "
-                f"got {value!r} ({type(value).__name__})"
+                f"option {name!r} must be of type {kind}{detail}, got {given_value!r} "
+                f"({type(given_value).__name__})"
             )
         if choices and value not in choices:
             raise ConfigError(f"option {name!r} must be one of {list(choices)}, got {value!r}")
-        values[name] = tuple(value) if isinstance(value, list) else value
-    return cls(**values)
+        values[name] = value
+    options = cls(**values)
+    if options.max_steps < 1:
+        raise ConfigError(f"option 'max_steps' must be at least 1, got {options.max_steps}")
+    return options
 
 
 def options_table(cls: type) -> str:

@@ -14,7 +14,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from envs.core.aec import CauldronAECEnv
+from envs.core.actions import as_action
+from envs.core.aec import CauldronAECEnv, penalty_info, penalty_rewards
 from envs.core.errors import IllegalActionError
 
 
@@ -22,7 +23,10 @@ class CauldronParallelEnv(ParallelEnv):
     """Base Parallel environment; ``aec_class`` is the game's AEC class (for spaces and options).
 
     Every live agent acts in every step; an agent with nothing to choose has a single legal
-    action. Observations and masks are those of the AEC environment.
+    action. Observations and masks are those of the AEC environment, and so are truncation (a
+    joint step of n agents counts n agent-steps towards ``max_steps``) and illegal-action
+    penalties. A step after the game has ended raises :class:`IllegalActionError` and changes
+    nothing.
     """
 
     aec_class: ClassVar[type[CauldronAECEnv]]
@@ -33,6 +37,7 @@ class CauldronParallelEnv(ParallelEnv):
     ) -> None:
         self._aec = self.aec_class(num_players, render_mode, **options)
         self.rules = self._aec.rules
+        self.encoder = self._aec.encoder
         self.options = self._aec.options
         self.render_mode = render_mode
         self.possible_agents = self._aec.possible_agents[:]
@@ -53,6 +58,7 @@ class CauldronParallelEnv(ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._aec.reset(seed=seed, options=options)
+        self._steps = 0
         self.agents = self.possible_agents[:]
         infos = {a: self.rules.info(self.game, i) for i, a in enumerate(self.agents)}
         return self._observations(), infos
@@ -60,16 +66,20 @@ class CauldronParallelEnv(ParallelEnv):
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         return {
             agent: {
-                "observation": self.rules.observe(self.game, seat),
+                "observation": self.encoder.observe(self.game, seat),
                 "action_mask": self.rules.legal_mask_for(self.game, seat),
             }
             for seat, agent in enumerate(self.agents)
         }
 
     def state(self) -> np.ndarray:
-        return self.rules.encode_state(self.game)
+        return self.encoder.encode_state(self.game)
 
     def step(self, actions: dict[str, int]):
+        if not self.agents:
+            raise IllegalActionError(
+                actions, "every agent", "over", ["none: the game has ended; call reset()"]
+            )
         missing = set(self.agents) - set(actions)
         if missing:
             raise IllegalActionError(
@@ -82,16 +92,18 @@ class CauldronParallelEnv(ParallelEnv):
         for seat, agent in enumerate(self.agents):
             action = actions[agent]
             mask = self.rules.legal_mask_for(self.game, seat)
-            ok = isinstance(action, (int, np.integer)) and 0 <= action < len(mask) and mask[action]
-            if not ok:
+            index = as_action(action)
+            if index is None or not (0 <= index < len(mask)) or not mask[index]:
                 return self._reject(agent, action, mask)
-            joint.append(int(action))
+            joint.append(index)
         seat_rewards = self.rules.apply_joint(self.game, joint)
-        over = self.rules.is_over(self.game)
+        self._steps += len(joint)
+        out_of_steps = self._steps >= self.options.max_steps
+        over = self.rules.is_over(self.game) or out_of_steps
         rewards = {a: float(r) for a, r in zip(self.agents, seat_rewards, strict=True)}
         observations = self._observations()
         infos = {a: self.rules.info(self.game, i) for i, a in enumerate(self.agents)}
-        truncated = over and self.rules.is_truncated(self.game)
+        truncated = out_of_steps or (over and self.rules.is_truncated(self.game))
         terminations = dict.fromkeys(self.agents, over and not truncated)
         truncations = dict.fromkeys(self.agents, truncated)
         if over:
@@ -103,10 +115,9 @@ class CauldronParallelEnv(ParallelEnv):
             legal = [f"{a} ({self.rules.action_name(a)})" for a in np.flatnonzero(mask)]
             raise IllegalActionError(action, agent, self.rules.phase_name(self.game), legal)
         observations = self._observations()
-        rewards = dict.fromkeys(self.agents, 0.0)
-        rewards[agent] = float(self.options.illegal_reward)
+        rewards = penalty_rewards(self.agents, agent, self.options, self._aec.cooperative)
         infos = {
-            a: {**self.rules.info(self.game, i), "illegal_action": a == agent}
+            a: {**self.rules.info(self.game, i), **penalty_info(a, agent)}
             for i, a in enumerate(self.agents)
         }
         terminations = dict.fromkeys(self.agents, True)
@@ -117,7 +128,7 @@ class CauldronParallelEnv(ParallelEnv):
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        return self.rules.render(self.game, None)
+        return type(self._aec).render_table(self.rules, self.game, None)
 
     def close(self) -> None:
         pass

@@ -3,7 +3,8 @@
 A rules object is made once per environment from the player count and options; it creates game
 states and answers questions about them. States are plain dataclasses that the rules mutate in
 ``apply``; the environment validates every action against ``legal_mask`` first, so ``apply`` only
-ever sees legal actions.
+ever sees legal actions. Rules know nothing of encodings or rendering: the environment layer puts
+rules, encoder and renderer together.
 """
 
 from __future__ import annotations
@@ -12,16 +13,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from envs.core.layout import Layout
-
 
 class Rules(Protocol):
     """What :class:`envs.core.aec.CauldronAECEnv` needs from a game."""
 
     num_players: int
     num_actions: int
-    observation_layout: Layout
-    state_layout: Layout
 
     def new_game(self, rng: np.random.Generator, start_seat: int) -> Any:
         """A fresh, dealt game state that draws all its chance from ``rng``."""
@@ -41,11 +38,9 @@ class Rules(Protocol):
     def is_truncated(self, state: Any) -> bool:
         """Whether the game was cut short (it is then also over, but nobody won)."""
 
-    def observe(self, state: Any, seat: int) -> np.ndarray:
-        """``float32`` observation of ``seat`` laid out by ``observation_layout``."""
-
-    def encode_state(self, state: Any) -> np.ndarray:
-        """``float32`` full-information encoding laid out by ``state_layout``."""
+    def mid_step(self, state: Any) -> bool:
+        """Whether a simultaneous step is half chosen (the environment truncates only between
+        whole steps, so that AEC and Parallel play truncate alike)."""
 
     def phase_name(self, state: Any) -> str:
         """The name of the current phase, for errors and rendering."""
@@ -55,9 +50,6 @@ class Rules(Protocol):
 
     def info(self, state: Any, seat: int) -> dict[str, Any]:
         """The ``info`` dict of ``seat`` (the game's own figures, such as its score)."""
-
-    def render(self, state: Any, seat: int | None) -> str:
-        """A text picture of the table as ``seat`` sees it, or all of it for ``None``."""
 
 
 class PhasedRules:
@@ -74,14 +66,11 @@ class PhasedRules:
         """Whether the game was cut short; by default a game always ends by its rules."""
         return False
 
+    def mid_step(self, state: Any) -> bool:
+        return False
+
     def phase_name(self, state: Any) -> str:
         return state.phase.name.lower()
-
-    def observe(self, state: Any, seat: int) -> np.ndarray:
-        return self.encoder.observe(state, seat)
-
-    def encode_state(self, state: Any) -> np.ndarray:
-        return self.encoder.encode_state(state)
 
 
 class SimultaneousRules(PhasedRules):
@@ -92,6 +81,9 @@ class SimultaneousRules(PhasedRules):
 
     def legal_mask(self, state: Any) -> np.ndarray:
         return self.legal_mask_for(state, state.actor)
+
+    def mid_step(self, state: Any) -> bool:
+        return bool(state.pending)
 
     def apply(self, state: Any, action: int) -> tuple[float, ...]:
         """Record the actor's hidden choice; the last seat's choice resolves the step."""

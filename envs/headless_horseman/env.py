@@ -18,7 +18,9 @@ from pettingzoo.utils import wrappers
 
 from envs.core.aec import CauldronAECEnv
 from envs.core.parallel import CauldronParallelEnv
+from envs.headless_horseman.encoding import Encoder
 from envs.headless_horseman.options import HeadlessHorsemanOptions
+from envs.headless_horseman.render import render_table
 from envs.headless_horseman.rules import HeadlessHorsemanRules
 
 NAME = "headless_horseman_v0"
@@ -29,6 +31,8 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     hidden from the later choosers until the round resolves."""
 
     rules_class = HeadlessHorsemanRules
+    encoder_class = Encoder
+    render_table = staticmethod(render_table)
     options_class = HeadlessHorsemanOptions
     player_range = (2, 4)
     default_players = 3

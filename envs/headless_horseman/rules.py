@@ -17,10 +17,8 @@ from envs.core.errors import ConfigError
 from envs.core.rules import SimultaneousRules
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
-from envs.headless_horseman.encoding import Encoder
 from envs.headless_horseman.options import HeadlessHorsemanOptions
 from envs.headless_horseman.phases import Phase
-from envs.headless_horseman.render import render_table
 
 TOP = [C.top_of(c) for c in range(C.NUM_CARDS)]
 BOTTOM = [C.bottom_of(c) for c in range(C.NUM_CARDS)]
@@ -75,9 +73,6 @@ class HeadlessHorsemanRules(SimultaneousRules):
         self.secret = dict(self.board.secret_paths)
         self.trees = frozenset(self.board.tree_spaces)
         self.scares = frozenset(self.board.scare_spaces)
-        self.encoder = Encoder(self)
-        self.observation_layout = self.encoder.observation_layout
-        self.state_layout = self.encoder.state_layout
 
     # ----------------------------------------------------------------- setup
     def new_game(self, rng: np.random.Generator, start_seat: int = 0) -> State:
@@ -264,7 +259,3 @@ class HeadlessHorsemanRules(SimultaneousRules):
                 hand.extend(drawn)
                 state.log.append(("ichabod", seat, spin))
         state.actor = 0
-
-    # ----------------------------------------------------------------- encodings
-    def render(self, state: State, seat: int | None) -> str:
-        return render_table(self, state, seat)

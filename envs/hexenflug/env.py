@@ -17,7 +17,9 @@ from typing import Any
 from pettingzoo.utils import wrappers
 
 from envs.core.aec import CauldronAECEnv
+from envs.hexenflug.encoding import Encoder
 from envs.hexenflug.options import HexenflugOptions
+from envs.hexenflug.render import render_table
 from envs.hexenflug.rules import HexenflugRules
 
 
@@ -25,6 +27,8 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     """Hexenflug, competitive push-your-luck, 2–5 players."""
 
     rules_class = HexenflugRules
+    encoder_class = Encoder
+    render_table = staticmethod(render_table)
     options_class = HexenflugOptions
     player_range = (2, 5)
     default_players = 3

@@ -16,10 +16,8 @@ from envs.core.errors import ConfigError
 from envs.core.rules import PhasedRules
 from envs.hexenflug import actions as A
 from envs.hexenflug import components as C
-from envs.hexenflug.encoding import Encoder
 from envs.hexenflug.options import HexenflugOptions
 from envs.hexenflug.phases import Phase
-from envs.hexenflug.render import render_table
 
 VALUE = [C.value_of(c) for c in range(C.NUM_CARDS)]
 COLOUR = [C.colour_of(c) for c in range(C.NUM_CARDS)]
@@ -66,9 +64,6 @@ class HexenflugRules(PhasedRules):
         self.num_players = num_players
         self.options = options
         self.books_per_colour = options.books_per_colour or C.BOOKS_PER_COLOUR[num_players]
-        self.encoder = Encoder(self)
-        self.observation_layout = self.encoder.observation_layout
-        self.state_layout = self.encoder.state_layout
 
     # ----------------------------------------------------------------- setup
     def new_game(self, rng: np.random.Generator, start_seat: int = 0) -> State:
@@ -326,10 +321,6 @@ class HexenflugRules(PhasedRules):
             return tuple(float(s - max(scores[:i] + scores[i + 1 :])) for i, s in enumerate(scores))
         winners = self.winners(state)
         return tuple(1.0 if seat in winners else -1.0 for seat in range(n))
-
-    # ----------------------------------------------------------------- encodings
-    def render(self, state: State, seat: int | None) -> str:
-        return render_table(self, state, seat)
 
 
 def _valid_examination(owned: list[int], colour: int, cards: list[int]) -> bool:

@@ -17,7 +17,9 @@ from typing import Any
 from pettingzoo.utils import wrappers
 
 from envs.core.aec import CauldronAECEnv
+from envs.hocus_pocus.encoding import Encoder
 from envs.hocus_pocus.options import HocusPocusOptions
+from envs.hocus_pocus.render import render_table
 from envs.hocus_pocus.rules import HocusPocusRules
 
 
@@ -25,6 +27,8 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     """Hocus Pocus: The Game, cooperative, 2–6 players."""
 
     rules_class = HocusPocusRules
+    encoder_class = Encoder
+    render_table = staticmethod(render_table)
     options_class = HocusPocusOptions
     player_range = (2, 6)
     default_players = 4

@@ -22,10 +22,8 @@ from envs.core.errors import ConfigError
 from envs.core.rules import PhasedRules
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import Encoder
 from envs.hocus_pocus.options import HocusPocusOptions
 from envs.hocus_pocus.phases import Phase
-from envs.hocus_pocus.render import render_table
 
 AFTER_SPELL_BOOK, AFTER_FAILED_PLAY = 0, 1
 DECK_DISCARD_SPELLS = {"Another Glorious Morning": 1, "Sistahs!": 2, "Amok Amok Amok": 3}
@@ -96,9 +94,6 @@ class HocusPocusRules(PhasedRules):
             top_type[:, None] == self.type[None, :]
         )
         self.plays_onto = [frozenset(np.flatnonzero(row).tolist()) for row in self.compatible]
-        self.encoder = Encoder(self)
-        self.observation_layout = self.encoder.observation_layout
-        self.state_layout = self.encoder.state_layout
 
     # ----------------------------------------------------------------- setup
     def new_game(self, rng: np.random.Generator, start_seat: int = 0) -> State:
@@ -509,10 +504,6 @@ class HocusPocusRules(PhasedRules):
         state.binx = -1
         state.questions[:] = 0
         self._start_turn(state, (turn + 1) % self.num_players)
-
-    # ----------------------------------------------------------------- encodings
-    def render(self, state: State, seat: int | None) -> str:
-        return render_table(self, state, seat)
 
 
 def _check_options(options: HocusPocusOptions) -> None:

@@ -18,7 +18,9 @@ from pettingzoo.utils import wrappers
 
 from envs.core.aec import CauldronAECEnv
 from envs.core.parallel import CauldronParallelEnv
+from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.options import VoodooManiaOptions
+from envs.voodoo_mania.render import render_table
 from envs.voodoo_mania.rules import VoodooManiaRules
 
 NAME = "voodoo_mania_v0"
@@ -28,6 +30,8 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     """Voodoo Mania: every tick each seat chooses in turn, hidden from later seats."""
 
     rules_class = VoodooManiaRules
+    encoder_class = Encoder
+    render_table = staticmethod(render_table)
     options_class = VoodooManiaOptions
     player_range = (2, 6)
     default_players = 4

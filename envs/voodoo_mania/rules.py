@@ -17,10 +17,8 @@ from envs.core.errors import ConfigError
 from envs.core.rules import SimultaneousRules
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
-from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.options import VoodooManiaOptions
 from envs.voodoo_mania.phases import Phase
-from envs.voodoo_mania.render import render_table
 
 NORMAL, VOODOO = 0, 1
 
@@ -64,9 +62,6 @@ class VoodooManiaRules(SimultaneousRules):
         self.playable_on = [
             frozenset(a.shows | b.shows | {a.missing, b.missing}) for a, b in self.deck
         ]
-        self.encoder = Encoder(self)
-        self.observation_layout = self.encoder.observation_layout
-        self.state_layout = self.encoder.state_layout
 
     # ----------------------------------------------------------------- setup
     def new_game(self, rng: np.random.Generator, start_seat: int = 0) -> State:
@@ -246,7 +241,3 @@ class VoodooManiaRules(SimultaneousRules):
         else:
             self._deal(state)
         return tuple(rewards)
-
-    # ----------------------------------------------------------------- encodings
-    def render(self, state: State, seat: int | None) -> str:
-        return render_table(self, state, seat)
