@@ -6,16 +6,18 @@ env = envs.make("hocus_pocus_v0", num_players=4)
 
 from envs.core.decode import decode, layout
 from envs.core.errors import CauldronError, ConfigError, IllegalActionError
-from envs.registry import ids, make, make_parallel, spec
+from envs.registry import batched_ids, ids, make, make_batched, make_parallel, spec
 
 __all__ = [
     "CauldronError",
     "ConfigError",
     "IllegalActionError",
+    "batched_ids",
     "decode",
     "ids",
     "layout",
     "make",
+    "make_batched",
     "make_parallel",
     "spec",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,3 +62,38 @@ def make_parallel(
         )
     module = importlib.import_module(spec(env_id).module)
     return module.parallel_env(num_players=num_players, render_mode=render_mode, **options)
+
+
+def batched_ids() -> list[str]:
+    """The environments with a batched engine (``envs/<game>/batched.py``)."""
+    return [i for i in ids() if importlib.util.find_spec(REGISTRY[i].module + ".batched")]
+
+
+def make_batched(
+    env_id: str,
+    num_players: int | None = None,
+    batch_size: int = 1024,
+    device: str = "cpu",
+    **options: Any,
+):
+    """A :class:`~envs.core.batched.BatchedEnv` stepping ``batch_size`` games of ``env_id`` as
+    tensors on ``device``. Player count and options are checked exactly as by :func:`make`."""
+    from envs.core.batched import BatchedEnv
+
+    if env_id not in batched_ids():
+        spec(env_id)
+        raise ConfigError(f"{env_id} has no batched engine yet; games with one: {batched_ids()}")
+    reference = importlib.import_module(spec(env_id).module).raw_env(num_players, None, **options)
+    engine = importlib.import_module(spec(env_id).module + ".batched")
+    game = engine.batched_game(reference, torch_device(device))
+    return BatchedEnv(game, reference.options, batch_size, device)
+
+
+def torch_device(device: str):
+    """``device`` as a ``torch.device``, or a :class:`ConfigError` naming what is allowed."""
+    import torch
+
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ConfigError(f"device must name a torch device such as 'cpu', got {device!r}") from err
