@@ -1,0 +1,101 @@
+"""Batched policies: baselines and trained networks that choose for B games at once.
+
+A batched policy maps tensors to tensors: ``act(observation [B, obs], mask [B, A] bool,
+seat [B]) -> LongTensor[B]``, a legal action per row. Each game's heuristics live in
+``agents/<game>_batched.py`` as ``HEURISTICS = {name: class}``, each class built as
+``cls(num_players, device, generator)`` and tested there to choose what the reference heuristic
+chooses. Specs are those of :func:`agents.make_agent`: ``random``, ``heuristic:<name>``,
+``torch:<checkpoint>``.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from typing import Protocol
+
+import torch
+
+import envs
+from agents.specs import parse_spec
+from agents.torch_policy import PolicyNet
+from envs.core.errors import ConfigError
+
+
+class BatchedPolicy(Protocol):
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        """A legal action per row."""
+
+
+class BatchedRandom:
+    """Uniformly random legal actions (the argmax of uniform keys over the legal ones)."""
+
+    def __init__(self, num_players: int, device: torch.device, generator: torch.Generator):
+        self.generator = generator
+
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        keys = torch.rand(mask.shape, generator=self.generator, device=mask.device)
+        return torch.where(mask, keys, -1.0).argmax(dim=1)
+
+
+class BatchedNet:
+    """A policy network's most likely legal action per row (a frozen snapshot or checkpoint)."""
+
+    def __init__(self, net: PolicyNet) -> None:
+        if net.recurrent:
+            raise ConfigError("recurrent networks cannot play as batched opponents yet")
+        self.net = net
+
+    @torch.no_grad()
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        return self.net.masked_logits(observation, mask)[0].argmax(dim=1)
+
+
+def snapshot_policy(net: PolicyNet, device: torch.device) -> BatchedNet:
+    """A frozen copy of ``net`` as a batched policy."""
+    frozen = copy.deepcopy(net).to(device).eval()
+    for parameter in frozen.parameters():
+        parameter.requires_grad_(False)
+    return BatchedNet(frozen)
+
+
+def batched_heuristics(env_id: str) -> dict[str, type]:
+    """The batched heuristics of ``env_id`` by name (empty if the game has none)."""
+    game = envs.spec(env_id).module.split(".")[-1]
+    try:
+        module = importlib.import_module(f"agents.{game}_batched")
+    except ModuleNotFoundError:
+        return {}
+    return module.HEURISTICS
+
+
+def make_batched_agent(
+    spec: str, env_id: str, num_players: int, device: torch.device, generator: torch.Generator
+) -> BatchedPolicy:
+    """A batched policy from an agent spec; a clear error for a spec with no batched form."""
+    parsed = parse_spec(spec)
+    if parsed.kind == "random":
+        return BatchedRandom(num_players, device, generator)
+    if parsed.kind == "heuristic":
+        known = batched_heuristics(env_id)
+        if parsed.target not in known:
+            raise ConfigError(
+                f"no batched heuristic {parsed.target!r} for {env_id}; batched heuristics: "
+                f"{[f'heuristic:{k}' for k in known]}"
+            )
+        return known[parsed.target](num_players, device, generator)
+    if parsed.kind == "torch":
+        from agents.checkpoints import load_torch_agent
+
+        agent = load_torch_agent(parsed.target, env_id)
+        return snapshot_policy(agent.net, device)
+    raise ConfigError(
+        f"agent spec {spec!r} has no batched form; batched opponents are random, "
+        f"heuristic:<name> and torch:<checkpoint>"
+    )

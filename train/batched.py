@@ -1,0 +1,145 @@
+"""The training games on a batched engine (``engine: batched``), seen by the learner.
+
+:class:`BatchedGames` offers the trainer the same rows as :class:`train.vector.VectorGames`
+(``obs``, ``mask``, ``critic``, ``reward``, ``done``, ``ret``, ``seat``), all tensors on the
+engine's device, plus ``learner``: 1 where the row's decision is the learner's. Every row steps
+at every step (Pgx's way): in a competitive game a row whose acting seat is an opponent's plays
+that opponent's action, chosen here by a batched baseline or a frozen snapshot of the learner,
+while the trainer's action for that row is ignored. So the rollout never leaves tensors and no
+row waits for another.
+
+For the learner, nothing changes but the bookkeeping: ``critic`` is always the learner's view
+(its seat's observation, or ``state()`` for a centralized critic), so the value of every row is
+the learner's; the trainer discounts only at the learner's decisions (``learner`` = 1) and
+trains the policy on those alone, which gives the same returns as the bridge's single-agent
+view, where opponents' moves happen inside one step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+import envs
+from agents.batched import BatchedPolicy, make_batched_agent, snapshot_policy
+from agents.torch_policy import PolicyNet
+from train.config import TrainConfig
+
+MAX_SNAPSHOTS = 5
+
+
+class BatchedGames:
+    """``config.num_envs`` games of ``config.env`` on the batched engine (one row each)."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.config = config
+        self.env = envs.make_batched(
+            config.env,
+            config.num_players,
+            batch_size=config.num_envs,
+            device=config.device,
+            **config.options,
+        )
+        self.device = self.env.device
+        self.cooperative = envs.spec(config.env).cooperative
+        game = self.env.game
+        self.observation_size = game.observation_size
+        self.num_actions = game.num_actions
+        self.state_size = game.state_size
+        self.seats = game.num_players
+        self.generator = torch.Generator(device=self.device)
+        self.generator.manual_seed(config.seed)
+        self.pool: list[BatchedPolicy] = [
+            make_batched_agent(spec, config.env, config.num_players, self.device, self.generator)
+            for spec in config.opponents
+        ]
+        self.snapshots = 0
+        n = config.num_envs
+        self.rows: dict[str, torch.Tensor] = {}
+        self.episodes = torch.zeros(n, dtype=torch.long, device=self.device)
+        self.learner_seat = torch.zeros(n, dtype=torch.long, device=self.device)
+        self.opponent = torch.zeros(n, dtype=torch.long, device=self.device)
+        self._return = torch.zeros(n, device=self.device)
+        self._row = torch.arange(n, device=self.device)
+
+    def reset(self, seed: int) -> None:
+        """Deal a game in every row from ``seed``; learners sit in seat 0."""
+        out = self.env.reset(seed=seed)
+        self.episodes.zero_()
+        self.learner_seat.zero_()
+        self._return.zero_()
+        self._draw_opponents(torch.ones_like(self.episodes, dtype=torch.bool))
+        zeros = torch.zeros(self.config.num_envs, device=self.device)
+        self._write(out, zeros, zeros, zeros)
+
+    def step(self, actions: torch.Tensor) -> None:
+        """Play the learner's ``actions`` where the learner decides and the opponents' choices
+        elsewhere; finished games restart with the learner one seat further on."""
+        rows = self.rows
+        if not self.cooperative:
+            actions = torch.where(rows["learner"].bool(), actions, self._opponent_actions())
+        out = self.env.step(actions)
+        reward = out["reward"][self._row, self.learner_seat]
+        done = out["done"]
+        self._return += reward
+        ret = torch.where(done, self._return, 0.0)
+        self._return = torch.where(done, 0.0, self._return)
+        if bool(done.any()):
+            self.episodes += done
+            self.learner_seat = self.episodes % self.seats
+            self._draw_opponents(done)
+        self._write(out, reward, done.float(), ret)
+
+    def add_snapshot(self, net: PolicyNet) -> None:
+        """A frozen copy of ``net`` joins the opponent pool, replacing the oldest beyond
+        :data:`MAX_SNAPSHOTS`."""
+        if self.snapshots >= MAX_SNAPSHOTS:
+            self.pool.pop(len(self.config.opponents))
+        self.pool.append(snapshot_policy(net, self.device))
+        self.snapshots += 1
+
+    def close(self) -> None:
+        """Nothing to stop: the engine lives in this process."""
+
+    # ----------------------------------------------------------------- helpers
+    def _draw_opponents(self, rows: torch.Tensor) -> None:
+        if self.cooperative:
+            return
+        drawn = torch.randint(
+            len(self.pool), self.opponent.shape, generator=self.generator, device=self.device
+        )
+        self.opponent = torch.where(rows, drawn, self.opponent)
+
+    def _opponent_actions(self) -> torch.Tensor:
+        """Each row's opponent's choice for the seat to act (every pool member that plays in
+        some row is asked once for the whole batch)."""
+        rows = self.rows
+        mask = rows["mask"].bool()
+        chosen = torch.zeros_like(self.opponent)
+        for index in self.opponent.unique().tolist():
+            picks = self.pool[index].act(rows["obs"], mask, rows["seat"])
+            chosen = torch.where(self.opponent == index, picks, chosen)
+        return chosen
+
+    def _write(
+        self, out: dict[str, Any], reward: torch.Tensor, done: torch.Tensor, ret: torch.Tensor
+    ) -> None:
+        seat = out["seat"]
+        learner = torch.ones_like(done) if self.cooperative else (seat == self.learner_seat).float()
+        if self.config.centralized_critic:
+            critic = self.env.state()
+        elif self.cooperative:
+            critic = out["observation"]
+        else:
+            critic = self.env.game.observe(self.env.game_state, self.learner_seat)
+        self.rows = {
+            "obs": out["observation"],
+            "mask": out["action_mask"].float(),
+            "critic": critic,
+            "reward": reward,
+            "done": done,
+            "ret": ret,
+            "seat": seat,
+            "learner": learner,
+        }
