@@ -4,6 +4,7 @@ options)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +99,29 @@ def test_observations_stay_in_bounds_and_state_encodes_every_hand(params):
         )
         mask = rules.legal_mask(state)
         rules.apply(state, int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize("n", range(2, 7))
+@pytest.mark.parametrize("pick", [0, -1, None], ids=["lowest", "highest", "random"])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"spell_deck": ("Take Flight",) * 3 + ("Oh, Look!",) * 2, "sunrise_steps": 5}],
+    ids=["default", "repeats"],
+)
+def test_every_field_stays_in_its_box_over_whole_games(n, pick, options):
+    """Every observation and ``state()`` lies in Box(0, 1) over whole games played by random and
+    degenerate (always the lowest or the highest legal action) teams, at every player count."""
+    rules = HocusPocusRules(n, HocusPocusOptions(**options))
+    encoder = Encoder(rules)
+    rng = np.random.default_rng(n)
+    for seed in range(3):
+        state = rules.new_game(np.random.default_rng(seed), 0)
+        for _ in range(MAX_STEPS):
+            vectors = [encoder.observe(state, seat) for seat in range(n)]
+            vectors.append(encoder.encode_state(state))
+            assert all(v.min() >= 0.0 and v.max() <= 1.0 for v in vectors)
+            if rules.is_over(state):
+                break
+            legal = np.flatnonzero(rules.legal_mask(state))
+            rules.apply(state, int(rng.choice(legal) if pick is None else legal[pick]))
+        assert rules.is_over(state)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
+from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.options import VoodooManiaOptions
 from envs.voodoo_mania.rules import VoodooManiaRules
 
@@ -51,3 +54,58 @@ def test_cards_conserved_rounds_end_and_games_last_three_rounds(params):
         assert state.tick == params["max_ticks"] and state.round < C.ROUNDS
     else:
         assert state.round == C.ROUNDS and state.tick <= params["max_ticks"]
+
+
+def _voodoo_first(rules: VoodooManiaRules, state, seat: int, rng) -> int:
+    """Seat 0 plays Voodoo! whenever it can (else any play, else its highest legal action); the
+    others act only when seat 0 cannot play, so their piles and scores grow as far as they go."""
+    plays = rules.plays(state, 0)
+    legal = np.flatnonzero(rules.legal_mask_for(state, seat))
+    if seat != 0:
+        return A.WAIT if plays or len(legal) == 1 else int(legal[1])
+    if plays:
+        slot, side, _ = max(plays, key=lambda p: p[2])
+        return A.PLAY + 2 * slot + side
+    return int(legal[-1])
+
+
+def _random(rules: VoodooManiaRules, state, seat: int, rng) -> int:
+    legal = np.flatnonzero(rules.legal_mask_for(state, seat))
+    return int(rng.choice(legal[legal > 0])) if len(legal) > 1 else A.WAIT
+
+
+def _highest(rules: VoodooManiaRules, state, seat: int, rng) -> int:
+    return int(np.flatnonzero(rules.legal_mask_for(state, seat))[-1])
+
+
+@pytest.mark.parametrize("n", range(2, 7))
+@pytest.mark.parametrize("policy", [_voodoo_first, _random, _highest])
+@pytest.mark.parametrize("cycle_anytime", [False, True])
+def test_observations_and_state_stay_in_their_box(n, policy, cycle_anytime):
+    """Every observation and ``state()`` lies in Box(0, 1) over whole games (random play, and
+    degenerate play that piles Voodoo! cards on waiting players), at every player count."""
+    rules = VoodooManiaRules(n, VoodooManiaOptions(cycle_anytime=cycle_anytime, max_ticks=1500))
+    encoder = Encoder(rules)
+    rng = np.random.default_rng(n)
+    for seed in range(2):
+        state = rules.new_game(np.random.default_rng(seed))
+        while True:
+            vectors = [encoder.observe(state, seat) for seat in range(n)]
+            vectors.append(encoder.encode_state(state))
+            for vector in vectors:
+                assert vector.min() >= 0.0 and vector.max() <= 1.0, (state.tick, state.scores)
+            if rules.is_over(state):
+                break
+            rules.apply_joint(state, [policy(rules, state, seat, rng) for seat in range(n)])
+
+
+def test_scores_beyond_three_full_deals_of_45_stay_in_their_box():
+    """A two-player score can pass 135 (a round can leave up to 90 cards with one player): the
+    score field is divided by 3 rounds · 90."""
+    rules = VoodooManiaRules(2, VoodooManiaOptions())
+    encoder = Encoder(rules)
+    state = rules.new_game(np.random.default_rng(0))
+    state.scores = [0, 200]
+    obs = encoder.observe(state, 0)
+    assert obs.max() <= 1.0
+    assert obs[encoder.observation_layout["scores"]][1] == pytest.approx(200 / 270)

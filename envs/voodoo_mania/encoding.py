@@ -2,8 +2,11 @@
 
 Flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout` (shown in
 RULES.md). Seats in an observation are relative to the observer; in ``state()`` absolute; tables
-padded to 6 seats. A card side is 25 entries of pairs shown plus 25 one-hot entries of the pair
-it misses (pair = ingredient · 5 + colour).
+padded to 6 seats. Counts are divided by their true bounds for the player count: an own pile can
+hold at most every card dealt to the players (the Voodoo pile always keeps its top card), n · deal
+cards (deal = 45 / 30 / 22 / 18 / 15 at 2–6 players), and a round scores at most that many
+points. A card side is 25 entries of pairs shown plus 25 one-hot entries of the pair it misses
+(pair = ingredient · 5 + colour).
 """
 
 from __future__ import annotations
@@ -31,9 +34,17 @@ PUBLIC_FIELDS = [
     Field("wanted", Q, "one-hot: the pair that side misses (the pair to play)"),
     Field("voodoo_pile_size", 1, "cards in the Voodoo pile / 91"),
     Field("hand_sizes", P, "cards in hand per seat / 3"),
-    Field("pile_sizes", P, "cards in each player's own pile / 45"),
+    Field(
+        "pile_sizes",
+        P,
+        "cards in each player's own pile / cards dealt to all players (n · deal: 88–90)",
+    ),
     Field("round", C.ROUNDS, "one-hot round"),
-    Field("scores", P, "points carried over from finished rounds, per seat / 135"),
+    Field(
+        "scores",
+        P,
+        "points carried over from finished rounds, per seat / (3 rounds · n · deal: 264–270)",
+    ),
     Field("last_player", P + 1, "one-hot: no play last tick (index 0) or whose play won"),
     Field("last_voodoo", 1, "last tick's play was a Voodoo!"),
     Field("last_cyclers", P, "per seat, cycled a card last tick"),
@@ -61,6 +72,8 @@ class Encoder(FlatEncoder):
 
     def __init__(self, rules: VoodooManiaRules) -> None:
         super().__init__(rules)
+        self.pile_bound = rules.num_players * rules.per_player
+        self.score_bound = C.ROUNDS * self.pile_bound
         # side_ones[card][side]: offsets (within a side block) of its shown pairs and missing pair
         self.side_ones = [
             [sorted(face.shows) + [Q + face.missing] for face in sides] for sides in rules.deck
@@ -118,8 +131,8 @@ class Encoder(FlatEncoder):
             index += [o["hand_sizes"] + r, o["pile_sizes"] + r, o["scores"] + r]
             value += [
                 len(state.hands[seat]) / C.HAND_SIZE,
-                len(state.piles[seat]) / 45,
-                state.scores[seat] / 135,
+                len(state.piles[seat]) / self.pile_bound,
+                state.scores[seat] / self.score_bound,
             ]
         out[index] = value
         return ones
