@@ -7,14 +7,19 @@ that the rules are tested apart from the calibrated default board."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import envs
+import envs.headless_horseman
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
+from envs.headless_horseman.encoding import Encoder
 from envs.headless_horseman.options import HeadlessHorsemanOptions
 from envs.headless_horseman.phases import Phase
+from envs.headless_horseman.render import render_table, track_text
 from envs.headless_horseman.rules import HeadlessHorsemanRules
 
 BLANK, ONE, TWO, THREE, SPEED = range(5)
@@ -115,13 +120,29 @@ def test_lowest_match_moves_ichabod():
     assert state.ichabod == 2
 
 
-def test_ichabod_shout_draws_the_spun_number_and_reshuffles():
-    """1. "Ichabod!": a player with one card left spins and draws that many, flipping the
-    discard pile over when the draw pile runs out."""
+def test_ichabod_shout_draws_the_spun_number_and_flips_the_discard_pile():
+    """1. "Ichabod!": a player with one card left spins and draws that many; "If the draw pile
+    runs out, flip the discard pile over to start a new draw pile": turned face down, the first
+    card discarded comes up first, and nothing is shuffled."""
     rules, state = table(hands=[[K(1), K(2)], [K(3), K(4)]], pile=[K(6)], spins=(3,))
+    discard = list(state.discard)
     rules.apply_joint(state, [K(1), K(3)])  # no match: a new play round begins
-    assert len(state.hands[0]) == 1 + 3 and len(state.hands[1]) == 1 + 1  # spins 3, then 1
-    assert ("ichabod", 0, 3) in state.log and ("reshuffle",) in state.log
+    assert state.hands[0] == [K(2), K(6), discard[0], discard[1]]  # spun 3
+    assert state.hands[1] == [K(4), discard[2]]  # spun 1
+    assert state.draw_pile == discard[3:][::-1] and state.discard == []
+    assert ("ichabod", 0, 3) in state.log and ("flip_discard",) in state.log
+
+
+def test_reshuffle_option_shuffles_the_discard_pile_instead():
+    """Option ``reshuffle``: the discard pile is shuffled into the new draw pile."""
+    rules, state = table(hands=[[K(1), K(2)], [K(3), K(4)]], pile=[K(6)], reshuffle=True)
+    state.rng = np.random.default_rng(5)
+    discard = list(state.discard)
+    rules.apply_joint(state, [K(1), K(3)])
+    drawn = state.hands[0][2:] + state.hands[1][1:]
+    assert ("reshuffle",) in state.log and ("flip_discard",) not in state.log
+    assert sorted(drawn + state.draw_pile) == sorted(discard)
+    assert drawn + state.draw_pile[::-1] != discard
 
 
 # ----------------------------------------------------------------------------- Special spaces
@@ -241,3 +262,46 @@ def test_default_board_data_is_consistent():
     assert len(special) == len(set(special))
     assert all(board.farm < s < board.bridge and s != board.split_tree for s in special)
     assert board.split_tree < min(board.green_path_end) and board.horseman_start < board.farm
+
+
+@pytest.mark.parametrize("speed_tile", [0, 1, 3, 5, 8, -2])
+def test_speed_tile_has_only_its_two_sides(speed_tile):
+    """Set Up / More Challenging: the Speed tile shows "2" or "4"; other values are refused
+    (they would also push the observation's speed field out of [0, 1])."""
+    with pytest.raises(envs.ConfigError, match=r"'speed_tile' must be one of .*\[2, 4\]"):
+        envs.make("headless_horseman_v0", speed_tile=speed_tile)
+
+
+def test_horseman_encoded_from_the_lowest_start_a_board_may_have():
+    """Set Up: the Horseman starts at the start of his purple path. On a board that starts him
+    lower than the default (the first guess: -10) the observation's one-hot still lies in the
+    Horseman field (index -10 - (-16) = 6), and Ichabod's field shows one figure only."""
+    rules, state = table(n=2)
+    layout = Encoder(rules).observation_layout
+    for vector in (Encoder(rules).observe(state, 0), Encoder(rules).encode_state(state)):
+        assert np.flatnonzero(vector[layout["horseman"]]).tolist() == [-10 - (-16)]
+        assert np.flatnonzero(vector[layout["ichabod"]]).tolist() == [0]
+
+
+def test_boards_must_fit_the_observation():
+    with pytest.raises(envs.ConfigError, match="Horseman start at least -16"):
+        HeadlessHorsemanRules(2, HeadlessHorsemanOptions(), C.Board(horseman_start=-17))
+
+
+def test_render_puts_the_horseman_on_his_purple_path():
+    """Set Up: the Horseman stands on his purple path before the farm; the text picture shows
+    him there (once) and Ichabod once on the track."""
+    rules, state = table(n=2)
+    track = render_table(rules, state, None).splitlines()[0].removeprefix("track: ")
+    purple, main = track.split("|")
+    assert purple == "H" + "-" * 9 and main.count("I") == 1 and "H" not in main
+    state.horseman, state.ichabod = 5, 8
+    purple, main = track_text(rules.board, state.ichabod, state.horseman).split("|")
+    assert "H" not in purple and main.index("H") == 5 and main.index("I") == 8
+
+
+def test_rules_md_describes_the_default_board():
+    """RULES.md names the default board's green path ends (they are not doubled)."""
+    text = (Path(envs.headless_horseman.__file__).parent / "RULES.md").read_text()
+    ends = "/".join(str(e) for e in C.BOARD.green_path_end)
+    assert ends in text and "every space doubled" not in text

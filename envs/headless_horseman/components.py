@@ -16,6 +16,7 @@ MAX_PLAYERS = 4
 SPEED_ICON = 4
 BOTTOMS = ("blank", "1", "2", "3", "speed")
 SPINNER = (1, 2, 3)  # three equal sectors
+SPEED_TILE_SIDES = (2, 4)  # Set Up: "2" side up; More Challenging: "4" side up
 TOKENS = ("pumpkin 1", "pumpkin 2", "pumpkin 3", "pumpkin 4", "owl", "toad", "crow", "bat")
 PUMPKINS = frozenset(range(4))
 
@@ -25,9 +26,10 @@ class Board:
     """Spaces of the shared progress index.
 
     The defaults are components.md's first-guess board with every space doubled (bridge 36 -> 72)
-    and the Horseman starting 6 spaces behind the farm instead of 10. On the first guess the best
-    heuristic team won over 99% of games; on this board it wins about 82-90% and random teams
-    4-13% (calibration in RULES.md).
+    except the green paths' ends, which stay 3, 5 and 7 spaces past the Spinning Tree (43, 45,
+    47), and the Horseman starting 6 spaces behind the farm instead of 10. On the first guess the
+    best heuristic team won over 99% of games; on this board it wins about 82-90% and random
+    teams 4-13% (calibration in RULES.md).
     """
 
     farm: int = 0
@@ -46,6 +48,8 @@ class Board:
 
 
 BOARD = Board()
+# The lowest Horseman start a board may have: the observation's Horseman field begins here.
+LOWEST_HORSEMAN_START = BOARD.horseman_start - 10
 # components.md's first guess, kept for reference and for rule tests.
 FIRST_GUESS_BOARD = Board(
     horseman_start=-10,

@@ -22,13 +22,18 @@ P = C.MAX_PLAYERS
 N = C.NUM_CARDS
 T = len(C.TOKENS)
 SPACES = C.BOARD.bridge + 1
-LOWEST_HORSEMAN = C.BOARD.horseman_start - 10  # room for boards with an earlier start
-HORSEMAN_SPACES = C.BOARD.bridge - LOWEST_HORSEMAN + 1
+HORSEMAN_SPACES = C.BOARD.bridge - C.LOWEST_HORSEMAN_START + 1
 
 PUBLIC_FIELDS = [
     Field("over", 1, "the game has ended"),
     Field("ichabod", SPACES, "one-hot Ichabod's space, 0 (Van Tassel Farm) to the Covered Bridge"),
-    Field("horseman", HORSEMAN_SPACES, "one-hot Horseman's space, from 10 before his start"),
+    Field(
+        "horseman",
+        HORSEMAN_SPACES,
+        f"one-hot Horseman's space, from {C.LOWEST_HORSEMAN_START} (the lowest start a board "
+        f"may have; the default start {C.BOARD.horseman_start} is index "
+        f"{C.BOARD.horseman_start - C.LOWEST_HORSEMAN_START})",
+    ),
     Field("tokens_up", T, "face-up Scare tokens: pumpkin 1–4, owl, toad, crow, bat"),
     Field("speed_tile", 1, "Speed tile / 4"),
     Field("row", N, "multi-hot: cards face up in the row this turn"),
@@ -76,7 +81,7 @@ class Encoder(FlatEncoder):
         relative = self.relative[me]
         ones = [
             o["ichabod"] + state.ichabod,
-            o["horseman"] + state.horseman - C.BOARD.horseman_start,
+            o["horseman"] + state.horseman - C.LOWEST_HORSEMAN_START,
         ]
         ones += [o["tokens_up"] + t for t in state.tokens[: state.flipped]]
         ones += [o["row"] + c for c in state.row]

@@ -16,6 +16,12 @@ class HeadlessHorsemanOptions(CommonOptions):
         (),
         "*Less Strategy*: seats that hold no hand and play the top card of the draw pile.",
     )
+    reshuffle: bool = option(
+        False,
+        "When the draw pile runs out, shuffle the discard pile into a new one instead of "
+        "flipping it over as the rulebook says (flipped, the first card discarded comes up "
+        "first and no chance is drawn).",
+    )
     progress_reward: float = option(
         0.0, "Shaped reward per turn: this times Ichabod's progress that turn / the bridge."
     )

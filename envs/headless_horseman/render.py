@@ -26,15 +26,19 @@ def event_text(event: tuple) -> str:
         "horseman_scare": lambda: f"the Horseman scares Ichabod at {rest[0]}",
         "flip": lambda: f"Scare token: {C.TOKENS[rest[0]]}",
         "ichabod": lambda: f"player_{rest[0]}: Ichabod! spins {rest[1]}",
-        "reshuffle": lambda: "the discard pile becomes the draw pile",
+        "reshuffle": lambda: "the discard pile is shuffled into a new draw pile",
+        "flip_discard": lambda: "the discard pile is flipped over into a new draw pile",
         "won": lambda: "Ichabod escapes over the bridge: the team wins!",
         "lost": lambda: "four pumpkins: the Horseman catches Ichabod, the team loses",
     }
     return texts[kind]()
 
 
-def render_table(rules: HeadlessHorsemanRules, state: State, seat: int | None) -> str:
-    board = rules.board
+def track_text(board: C.Board, ichabod: int, horseman: int) -> str:
+    """The Horseman's purple path (``-``, from his start to the farm), ``|``, then the track from
+    the farm (``.`` blank, ``!`` scare, ``T`` tree, ``S`` secret path, ``Y`` Spinning Tree, ``B``
+    bridge) with ``H`` and ``I`` on the figures' spaces."""
+    purple = ["-"] * (board.farm - board.horseman_start)
     track = ["."] * (board.bridge + 1)
     for space in board.scare_spaces:
         track[space] = "!"
@@ -44,14 +48,19 @@ def render_table(rules: HeadlessHorsemanRules, state: State, seat: int | None) -
         track[space] = "S"
     track[board.split_tree] = "Y"
     track[board.bridge] = "B"
-    if state.horseman >= 0:
-        track[state.horseman] = "H"
-    track[state.ichabod] = "I"
+    if horseman >= board.farm:
+        track[horseman] = "H"
+    else:
+        purple[horseman - board.horseman_start] = "H"
+    track[ichabod] = "I"
+    return "".join(purple) + "|" + "".join(track)
+
+
+def render_table(rules: HeadlessHorsemanRules, state: State, seat: int | None) -> str:
+    board = rules.board
     up = [C.TOKENS[t] for t in state.tokens[: state.flipped]]
     lines = [
-        "track: "
-        + "".join(track)
-        + ("" if state.horseman >= 0 else f"  (Horseman {state.horseman})"),
+        "track: " + track_text(board, state.ichabod, state.horseman),
         f"Ichabod {state.ichabod}/{board.bridge}  Horseman {state.horseman}  speed tile "
         f"{rules.options.speed_tile}  scares: {', '.join(up) or 'none'}",
         f"row: {_cards(state.row)}  draw pile {len(state.draw_pile)}  discard {len(state.discard)}",

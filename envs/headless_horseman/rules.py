@@ -62,12 +62,19 @@ class HeadlessHorsemanRules(SimultaneousRules):
                 f"option 'handless_seats' must list distinct seats 0..{num_players - 1}, "
                 f"got {options.handless_seats!r}"
             )
-        if options.speed_tile < 0:
-            raise ConfigError(f"option 'speed_tile' must be 0 or more, got {options.speed_tile}")
+        if options.speed_tile not in C.SPEED_TILE_SIDES:
+            raise ConfigError(
+                f"option 'speed_tile' must be one of the Speed tile's sides "
+                f"{list(C.SPEED_TILE_SIDES)} (2 normal, 4 More Challenging), "
+                f"got {options.speed_tile}"
+            )
         self.num_players = num_players
         self.options = options
-        if board.bridge > C.BOARD.bridge or board.horseman_start < C.BOARD.horseman_start - 10:
-            raise ConfigError("a board must fit the observation layout of the default board")
+        if board.bridge > C.BOARD.bridge or board.horseman_start < C.LOWEST_HORSEMAN_START:
+            raise ConfigError(
+                f"a board must fit the observation layout: bridge at most {C.BOARD.bridge}, "
+                f"Horseman start at least {C.LOWEST_HORSEMAN_START}"
+            )
         self.board = board
         self.handless = frozenset(options.handless_seats)
         self.secret = dict(self.board.secret_paths)
@@ -242,11 +249,17 @@ class HeadlessHorsemanRules(SimultaneousRules):
         return C.SPINNER[int(state.rng.integers(len(C.SPINNER)))]
 
     def _draw(self, state: State) -> int | None:
-        """Top card of the draw pile; the discard pile is flipped over when it runs out."""
+        """Top card of the draw pile. "If the draw pile runs out, flip the discard pile over to
+        start a new draw pile": the pile turned face down, so the first card discarded is the new
+        top (no chance); with the ``reshuffle`` option it is shuffled instead."""
         if not state.draw_pile and state.discard:
-            state.draw_pile = shuffled(state.discard, state.rng)
+            if self.options.reshuffle:
+                state.draw_pile = shuffled(state.discard, state.rng)
+                state.log.append(("reshuffle",))
+            else:
+                state.draw_pile = state.discard[::-1]
+                state.log.append(("flip_discard",))
             state.discard = []
-            state.log.append(("reshuffle",))
         return state.draw_pile.pop() if state.draw_pile else None
 
     def _begin_round(self, state: State) -> None:
