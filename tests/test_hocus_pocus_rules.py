@@ -163,6 +163,28 @@ def test_failed_play_with_empty_hand_makes_one_forced_draw():
     assert state.hands[0] == [DECK[-1], DECK[-2]] and state.turn == 1
 
 
+@pytest.mark.parametrize(
+    "spell, hand_after",
+    [
+        ("I Put a Spell on You", [card("blue", NEWT), DECK[-1], DECK[-2]]),
+        ("Come Little Children", [card("blue", NEWT), DECK[-1], DECK[-2]]),
+        ("Oh, Look!", [DECK[-1], DECK[-4]]),  # the Spell's own draw, then the failed play's
+    ],
+)
+def test_failed_play_with_empty_hand_stays_one_forced_draw_when_the_spell_gives_a_card(
+    spell, hand_after
+):
+    """components.md (stalled table): a play that fails with an empty hand reveals a Spell and
+    makes one forced draw with no discard, even when the Spell puts a card in that hand; the
+    end-of-turn draw follows."""
+    rules, state = stuck_table(spell, hands=[[], [card("green", POX)], [card("blue", NEWT)]])
+    rules.apply(state, A.REVEAL_SPELL)
+    while state.phase in (Phase.SPELL_DISCARD, Phase.SPELL_PASS):
+        rules.apply(state, choose(state.hands[state.actor][0]))
+    assert state.turn == 1 and state.phase == Phase.ASK
+    assert state.hands[0] == hand_after
+
+
 def test_forced_draw_from_empty_deck_loses():
     """End of the Game: a forced draw (failed play or Spell) from an empty deck loses the game."""
     rules, state = stuck_table("Hello, Binx", deck=[])

@@ -25,7 +25,8 @@ from envs.hocus_pocus import components as C
 from envs.hocus_pocus.options import HocusPocusOptions
 from envs.hocus_pocus.phases import Phase
 
-AFTER_SPELL_BOOK, AFTER_FAILED_PLAY = 0, 1
+# Why a Spell was revealed: a Spell Book card, a failed play, or a failed play with an empty hand.
+AFTER_SPELL_BOOK, AFTER_FAILED_PLAY, AFTER_EMPTY_HAND = 0, 1, 2
 DECK_DISCARD_SPELLS = {"Another Glorious Morning": 1, "Sistahs!": 2, "Amok Amok Amok": 3}
 
 
@@ -232,7 +233,8 @@ class HocusPocusRules(PhasedRules):
             self._play(state, card, space)
         elif action == A.REVEAL_SPELL:
             state.log.append(("stuck", state.turn))
-            self._reveal_spell(state, AFTER_FAILED_PLAY)
+            empty = not state.hands[state.turn]
+            self._reveal_spell(state, AFTER_EMPTY_HAND if empty else AFTER_FAILED_PLAY)
         elif action == A.BILLY:
             self._use_trick(state, C.BILLY)
             self._end_turn(state, draw_card=False)
@@ -388,7 +390,10 @@ class HocusPocusRules(PhasedRules):
         self._finish_spell(state, cauldron_changed=False)
 
     def _finish_spell(self, state: State, cauldron_changed: bool) -> None:
-        """Discard the Spell; check for a stun if it changed the Cauldron; go on with the turn."""
+        """Discard the Spell; check for a stun if it changed the Cauldron; go on with the turn.
+        After a failed play the player discards and draws; a hand that was empty when the play
+        failed (or that the Spell emptied) makes one forced draw instead, with no discard, even
+        if the Spell has put a card in it since (components.md)."""
         state.spell_discard.append(state.spell)
         state.spell = -1
         if cauldron_changed and self._check_stun(state):
@@ -397,7 +402,7 @@ class HocusPocusRules(PhasedRules):
         state.actor = turn
         if state.spell_context == AFTER_SPELL_BOOK:
             self._end_turn(state, draw_card=True)
-        elif not state.hands[turn]:
+        elif state.spell_context == AFTER_EMPTY_HAND or not state.hands[turn]:
             if self._forced_draw(state, turn, 1):
                 self._end_turn(state, draw_card=True)
         else:
