@@ -465,20 +465,37 @@ def test_each_trick_once_per_game():
     assert A.BILLY not in legal(rules, state)
 
 
-def test_no_salt_after_another_trick_this_turn():
-    """Trick Tokens: at most one trick per turn, so no Circle of Salt after Billy-free Burning Rain
-    led to a failed play."""
+def _burn_then_stuck(**options):
+    """Seat 0 burns three cards (Burning Rain of Death), is still stuck and reveals a Spell."""
     rules, state = stuck_table(
         "Another Glorious Morning",
         salt_used=False,
         hands=[STUCK_HAND + [card("green", OIL)], [], []],
+        **options,
     )
     rules.apply(state, A.BURN)
     for c in STUCK_HAND + [card("green", OIL)]:
         rules.apply(state, choose(c))
     state.hands[0] = [card("yellow", OIL, 0)]  # still stuck after the redraw
     rules.apply(state, A.REVEAL_SPELL)
+    return rules, state
+
+
+def test_no_salt_after_another_trick_this_turn_by_default():
+    """Trick Tokens ("On your turn you can choose to use one of these tokens"): by default at
+    most one trick per turn, so no Circle of Salt after Burning Rain led to a failed play."""
+    rules, state = _burn_then_stuck()
     assert state.phase == Phase.DISCARD and state.discard[-1] == DECK[0]
+
+
+def test_salt_after_trick_option_offers_salt_on_a_spell_after_another_trick():
+    """Trick Tokens, Circle of Salt ("When a Spell card is drawn, you can use this trick"):
+    with `salt_after_trick` the reaction is offered even after another trick this turn."""
+    rules, state = _burn_then_stuck(salt_after_trick=True)
+    assert state.phase == Phase.SALT and legal(rules, state) == {A.SALT_USE, A.SALT_DECLINE}
+    rules.apply(state, A.SALT_USE)
+    assert state.tricks_used[C.SALT] and state.phase == Phase.DISCARD
+    assert state.discard[-1] != DECK[0]  # the Spell was cancelled
 
 
 # ----------------------------------------------------------------------------- Stunning a witch

@@ -24,6 +24,11 @@ class HocusPocusOptions(CommonOptions):
     take_flight_ignores_salt: bool = option(
         False, "If true, Circle of Salt cannot cancel Take Flight."
     )
+    salt_after_trick: bool = option(
+        False,
+        "If true, Circle of Salt is offered on a revealed Spell even after another trick was "
+        "used this turn (it is a reaction to the Spell); by default at most one trick per turn.",
+    )
     stun_reward: float = option(
         0.0, "Shaped reward given to every player each time a witch is stunned."
     )

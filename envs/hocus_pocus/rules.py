@@ -289,7 +289,8 @@ class HocusPocusRules(PhasedRules):
 
     def _reveal_spell(self, state: State, context: int) -> None:
         """Spell Cards: draw the top Spell (reshuffling the discards when the deck is empty); a
-        stunned caster misses, Take Flight never does; Circle of Salt may cancel it."""
+        stunned caster misses, Take Flight never does; Circle of Salt may cancel it, if unused and
+        (unless ``salt_after_trick``) no other trick was used this turn."""
         state.spell_context = context
         if not state.spell_deck:
             state.spell_deck = shuffled(state.spell_discard, state.rng)
@@ -302,7 +303,8 @@ class HocusPocusRules(PhasedRules):
             self._finish_spell(state, cauldron_changed=False)
             return
         immune = self.options.take_flight_ignores_salt and caster == C.ALL_THREE
-        if not state.tricks_used[C.SALT] and not state.trick_this_turn and not immune:
+        allowed = self.options.salt_after_trick or not state.trick_this_turn
+        if not state.tricks_used[C.SALT] and allowed and not immune:
             state.phase = Phase.SALT
             state.actor = state.turn
             return
