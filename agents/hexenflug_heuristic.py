@@ -1,7 +1,8 @@
 """Rule-based Hexenflug players that read only their observation and mask.
 
 Both estimate the chance that the next draw cannot be placed from the cards they have not seen
-(everything but their hand, every layout, the display, the discard pile and the drawn card).
+(everything but the hands, the layouts, the display, the discard pile and the drawn card). Landing
+is legal only once a card was drawn this turn, so both always draw at least once.
 The *cautious* player lands as soon as a crash becomes more likely than 30%, lands softly once a
 colour can pay for an examination (three cards), and keeps its rows tight (gaps of at most four);
 the *greedy* player places every card it can, flies until a crash is as likely as not, and lands
@@ -39,7 +40,7 @@ class HexenflugHeuristic:
         obs = observation
         legal = set(np.flatnonzero(action_mask).tolist())
         phase = int(np.argmax(obs[LAYOUT["phase"]]))
-        hand = np.flatnonzero(obs[LAYOUT["hand"]])
+        hand = np.flatnonzero(obs[LAYOUT["hands"]][: C.NUM_CARDS])
         own_layout = np.flatnonzero(obs[LAYOUT["layouts"]][: C.NUM_CARDS])
         tops = np.zeros(C.NUM_COLOURS, int)
         for card in own_layout:
@@ -93,7 +94,11 @@ class HexenflugHeuristic:
 
     @staticmethod
     def _crash_risk(obs: np.ndarray, tops: np.ndarray) -> float:
-        seen = obs[LAYOUT["hand"]] + obs[LAYOUT["display"]] + obs[LAYOUT["discard_pile"]]
+        seen = (
+            obs[LAYOUT["hands"]][: C.NUM_CARDS]
+            + obs[LAYOUT["display"]]
+            + obs[LAYOUT["discard_pile"]]
+        )
         seen = seen + obs[LAYOUT["drawn_card"]]
         seen = seen + obs[LAYOUT["layouts"]].reshape(C.MAX_PLAYERS, C.NUM_CARDS).sum(axis=0)
         unseen = np.flatnonzero(seen == 0)

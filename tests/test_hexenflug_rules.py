@@ -149,12 +149,7 @@ def test_take_display_cards_but_not_own_added_this_turn():
     turn; placement rules apply."""
     display = [W(WHITE, 6), W(BLACK, 2), W(PINK, 3)]
     rules, state = table(layouts={0: [W(PINK, 8)]}, display=display, pile=[W(ORANGE, 4)])
-    assert legal(rules, state) == {
-        A.TAKE + W(WHITE, 6),
-        A.TAKE + W(BLACK, 2),
-        A.DRAW,
-        A.LAND + PINK,
-    }
+    assert legal(rules, state) == {A.TAKE + W(WHITE, 6), A.TAKE + W(BLACK, 2), A.DRAW}
     rules.apply(state, A.TAKE + W(WHITE, 6))
     rules.apply(state, A.TAKE + W(BLACK, 2))
     assert state.layouts[0][WHITE] == [W(WHITE, 6)] and state.display == [W(PINK, 3)]
@@ -172,6 +167,7 @@ def test_soft_landing_any_colour_and_layout_persists():
     stays for later turns."""
     lay = {0: [W(GREEN, 2), W(GREEN, 5), W(PINK, 1)]}
     rules, state = table(layouts=lay, pile=[W(WHITE, 1)])
+    state.drew = True
     assert {A.LAND + GREEN, A.LAND + PINK} <= legal(rules, state)
     rules.apply(state, A.LAND + GREEN)
     assert state.hands[0] == [W(GREEN, 2), W(GREEN, 5)] and state.phase == Phase.EXAMINE
@@ -183,14 +179,35 @@ def test_hard_landing_takes_a_smallest_colour():
     """Landing (hard): after displaying, take the colour with fewest cards; ties choose."""
     lay = {0: [W(GREEN, 2), W(GREEN, 5), W(PINK, 1), W(WHITE, 4)]}
     rules, state = table(layouts=lay)
-    state.displayed = True
+    state.displayed = state.drew = True
     lands = {a for a in legal(rules, state) if A.LAND <= a < A.EXAMINE}
     assert lands == {A.LAND + PINK, A.LAND + WHITE}
 
 
 def test_no_landing_with_an_empty_layout():
     rules, state = table(pile=[W(WHITE, 1)])
+    state.drew = True
     assert legal(rules, state) == {A.DRAW}
+
+
+def test_landing_only_instead_of_drawing_again():
+    """Landing: "Instead of continuing to draw, you may choose to land" (Turn Overview: "land
+    instead of drawing again"): no landing before the turn's first draw, not even after taking a
+    display card; after one draw (and placing it) every soft landing is offered; the next player
+    starts again without it."""
+    lay = {0: [W(GREEN, 2), W(PINK, 1)], 1: [W(WHITE, 3)]}
+    pile = [W(ORANGE, 9), W(GREEN, 7)]
+    rules, state = table(layouts=lay, display=[W(BLACK, 4)], pile=pile)
+    assert legal(rules, state) == {A.TAKE + W(BLACK, 4), A.DRAW}
+    rules.apply(state, A.TAKE + W(BLACK, 4))
+    assert legal(rules, state) == {A.DRAW}
+    rules.apply(state, A.DRAW)
+    rules.apply(state, A.PLACE)
+    lands = {A.LAND + c for c in (BLACK, GREEN, PINK)}
+    assert legal(rules, state) == {A.DRAW} | lands
+    rules.apply(state, A.LAND + GREEN)
+    rules.apply(state, A.SKIP)
+    assert state.turn == 1 and legal(rules, state) == {A.DRAW}
 
 
 # ----------------------------------------------------------------------------- Examination

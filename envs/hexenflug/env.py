@@ -4,9 +4,9 @@
 |---|---|
 | agents | `player_0` … `player_{n-1}`, n = 2–5 (default 3) |
 | actions | `Discrete(167)`, see RULES.md |
-| observation | `Box(0, 1, (888,), float32)` |
+| observation | `Box(0, 1, (1193,), float32)` |
 | action_mask | `Box(0, 1, (167,), int8)`, all zeros for agents not to act |
-| state | `Box(0, 1, (1263,), float32)` |
+| state | `Box(0, 1, (1268,), float32)` |
 | rewards | at the end: +1 each winner, −1 each other player (option: score margin) |
 """
 

@@ -35,7 +35,8 @@ def event_text(event: tuple) -> str:
 
 
 def render_table(rules: HexenflugRules, state: State, seat: int | None) -> str:
-    """The table as ``seat`` sees it (other hands hidden), or all of it for ``None``."""
+    """The table as ``seat`` sees it, or all of it for ``None``: every hand is public (its cards
+    all entered it face up), only the draw pile's order is hidden."""
     scores = rules.scores(state)
     lines = [
         f"draw pile {len(state.draw_pile)}  discard {len(state.discard)}  phase: "
@@ -48,12 +49,11 @@ def render_table(rules: HexenflugRules, state: State, seat: int | None) -> str:
         lines.append(f"drawn: {C.card_name(state.drawn)}")
     for other in range(rules.num_players):
         hand = state.hands[other]
-        shown = seat is None or seat == other
         books = " ".join(f"{C.COLOURS[c][0]}{b}" for c, b in enumerate(state.books[other]) if b)
         marks = " <turn>" if other == state.turn else ""
         lines.append(
             f"  player_{other}{marks}: score {scores[other]} [{books or '-'}]  hand: "
-            f"{_cards(hand) if shown else f'{len(hand)} cards'}"
+            f"{_cards(hand)} ({len(hand)} cards)"
         )
         rows = [
             "  ".join(

@@ -41,6 +41,7 @@ class State:
     phase: Phase = Phase.FLY
     drawn: int = -1  # the card drawn and not yet resolved
     displayed: bool = False  # this turn's player added a card to the display
+    drew: bool = False  # this turn's player has drawn a card from the draw pile
     added: list[int] = field(default_factory=list)  # cards this player added to the display
     cat_queue: list[int] = field(default_factory=list)  # seats still to discard for a black cat
     exam_colour: int = -1
@@ -110,7 +111,10 @@ class HexenflugRules(PhasedRules):
         return not row or VALUE[row[-1]] < VALUE[card]
 
     def landing_colours(self, state: State) -> list[int]:
-        """Landing: soft, any layout colour; hard (after displaying), a colour with fewest cards."""
+        """Landing: "instead of drawing again", so only after a draw this turn; soft, any layout
+        colour; hard (after displaying), a colour with fewest cards."""
+        if not state.drew:
+            return []
         rows = state.layouts[state.turn]
         sizes = {c: len(r) for c, r in enumerate(rows) if r}
         if not sizes:
@@ -212,6 +216,7 @@ class HexenflugRules(PhasedRules):
         down to five (from the current player clockwise) before it is resolved."""
         card = state.draw_pile.pop()
         state.drawn = card
+        state.drew = True
         state.phase = Phase.DRAWN
         state.log.append(("draw", state.turn, card))
         if not state.draw_pile:
@@ -304,6 +309,7 @@ class HexenflugRules(PhasedRules):
     def _end_turn(self, state: State) -> None:
         state.turn = state.actor = (state.turn + 1) % self.num_players
         state.displayed = False
+        state.drew = False
         state.added = []
         state.phase = Phase.FLY
         state.turns += 1
