@@ -27,7 +27,8 @@ games = st.fixed_dictionaries(
 @given(games)
 def test_cards_conserved_rounds_end_and_games_last_three_rounds(params):
     """Within a round the dealt cards (hands, own piles, Voodoo pile) stay the same set and the
-    rest stay out; every round ends; a game lasts exactly three rounds unless truncated."""
+    rest stay out; a hand is short only while its own pile is empty; every round ends; a game
+    lasts exactly three rounds unless truncated."""
     options = VoodooManiaOptions(
         cycle_anytime=params["cycle_anytime"], max_ticks=params["max_ticks"]
     )
@@ -41,6 +42,9 @@ def test_cards_conserved_rounds_end_and_games_last_three_rounds(params):
         assert len(dealt) == dealt_count
         assert sorted(dealt + state.out) == list(range(C.NUM_CARDS))
         assert all(len(h) <= C.HAND_SIZE for h in state.hands)
+        # a hand is short only while its own pile is empty (Setup: hands of three)
+        piles = state.piles
+        assert all(len(h) == C.HAND_SIZE for seat, h in enumerate(state.hands) if piles[seat])
         if rules.is_over(state):
             break
         joint = []

@@ -11,6 +11,7 @@ import pytest
 import envs
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
+from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.make_deck import dumps, generate
 from envs.voodoo_mania.options import VoodooManiaOptions
 from envs.voodoo_mania.phases import Phase
@@ -124,7 +125,7 @@ def test_voodoo_play_keeps_the_pair_and_others_take_from_the_bottom():
     other player, from the caller's left, slides a card from the bottom of the Voodoo pile under
     their own pile."""
     card, side = find_card(WANTED, "voodoo", exclude={0})
-    hands = [[card], [70], [71]]
+    hands = [[card], [70, 72, 74], [71, 73, 75]]
     rules, state = table(n=3, hands=hands, piles=[[60], [61], [62]], top=TOP, voodoo_below=[80, 81])
     rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT, A.WAIT])
     assert state.last_voodoo and rules.wanted(state) == WANTED
@@ -134,7 +135,8 @@ def test_voodoo_play_keeps_the_pair_and_others_take_from_the_bottom():
 
 def test_voodoo_takes_cards_only_while_the_pile_has_more_than_its_top():
     card, side = find_card(WANTED, "voodoo", exclude={0})
-    rules, state = table(n=3, hands=[[card], [70], [71]], piles=[[60], [61], [62]], top=TOP)
+    hands = [[card], [70, 72, 74], [71, 73, 75]]
+    rules, state = table(n=3, hands=hands, piles=[[60], [61], [62]], top=TOP)
     rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT, A.WAIT])
     assert state.piles[1] == [0, 61] and state.piles[2] == [62]
     assert state.voodoo == [(card, side)]
@@ -249,3 +251,28 @@ def test_a_stalled_table_ends_the_round():
     rules, state = table(hands=[[card, dead[0]], [dead[1]]], piles=[[dead[2]], [dead[3]]], top=TOP)
     rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT])
     assert state.round == 1 and state.scores == [2, 2] and ("stalled", 0) in state.log
+
+
+def test_a_short_hand_is_topped_up_to_three_when_voodoo_cards_arrive():
+    """Setup ("forms his hand by picking up 3 ingredient cards from his pile") and Game Play 2:
+    a player whose own pile ran out holds fewer than three cards; when a Voodoo! slides cards
+    under that pile, the player takes them back up to three cards in hand."""
+    card, side = find_card(WANTED, "voodoo", exclude={0})
+    hands = [[card, 60], [70], [71, 72]]
+    rules, state = table(n=3, hands=hands, piles=[[61], [], []], top=TOP, voodoo_below=[80, 81])
+    rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT, A.WAIT])
+    assert state.hands[1] == [70, 80] and state.piles[1] == []
+    assert state.hands[2] == [71, 72, 81] and state.piles[2] == []
+
+
+def test_the_last_play_of_a_round_is_not_shown_after_the_new_deal():
+    """End of the Round: all cards are dealt anew, so nothing of the last round's final tick
+    (who played, Voodoo!, who cycled) stays in the observation of the new round."""
+    card, side = find_card(WANTED, "voodoo", exclude={0})
+    rules, state = table(hands=[[card], [70, 71, 72]], piles=[[], [73, 74]], top=TOP)
+    rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT])
+    assert state.round == 1
+    layout = Encoder(rules).observation_layout
+    obs = Encoder(rules).observe(state, 1)
+    assert obs[layout["last_player"]].tolist() == [1, 0, 0, 0, 0, 0, 0]
+    assert not obs[layout["last_voodoo"]].any() and not obs[layout["last_cyclers"]].any()

@@ -72,7 +72,8 @@ class VoodooManiaRules(SimultaneousRules):
 
     def _deal(self, state: State) -> None:
         """Setup: shuffle, one card starts the Voodoo pile (a random side up), deal each player's
-        own pile, each player takes three cards from it; the rest stay out of the round."""
+        own pile, each player takes three cards from it; the rest stay out of the round. Nothing
+        of the previous round's last tick is kept."""
         order = state.rng.permutation(C.NUM_CARDS).tolist()
         state.voodoo = [(order.pop(), int(state.rng.integers(2)))]
         state.piles = [
@@ -82,6 +83,7 @@ class VoodooManiaRules(SimultaneousRules):
         state.out = order
         state.pending = {}
         state.actor = 0
+        state.last_player, state.last_voodoo, state.last_cyclers = -1, False, []
 
     # ----------------------------------------------------------------- queries
     def is_truncated(self, state: State) -> bool:
@@ -201,7 +203,8 @@ class VoodooManiaRules(SimultaneousRules):
     def _play(self, state: State, seat: int, slot: int, side: int) -> None:
         """Lay the card with that side up. A normal play changes the wanted pair; Voodoo! keeps
         it, and every other player, from the caller's left, slides a card from the bottom of the
-        Voodoo pile under their own pile while it has more than its top card. The player then
+        Voodoo pile under their own pile while it has more than its top card, and a player whose
+        hand is short (the own pile had run out) takes them up to three cards. The player then
         refills the hand from the own pile."""
         wanted = self.wanted(state)
         hand = state.hands[seat]
@@ -216,9 +219,17 @@ class VoodooManiaRules(SimultaneousRules):
                 if len(state.voodoo) <= 1:
                     break
                 bottom, _ = state.voodoo.pop(0)
-                state.piles[(seat + k) % n].insert(0, bottom)
+                other = (seat + k) % n
+                state.piles[other].insert(0, bottom)
+                self._top_up(state, other)
         if state.piles[seat]:
             hand.insert(slot, state.piles[seat].pop())
+
+    def _top_up(self, state: State, seat: int) -> None:
+        """Setup's hand of three: a short hand takes cards from the top of the own pile."""
+        hand, pile = state.hands[seat], state.piles[seat]
+        while len(hand) < C.HAND_SIZE and pile:
+            hand.append(pile.pop())
 
     def _end_round(self, state: State) -> tuple[float, ...]:
         """End of the Round / Recording Points: every card in hand and pile is a point, carried
