@@ -1,0 +1,630 @@
+"""Hexenflug's rules once more, over B games held as tensors (read beside ``rules.py``).
+
+The state is :class:`BatchedState`, one row per game, its fields named as in ``rules.State``;
+functions carry the names of ``rules.py``'s methods. Branches of the rules become masks: every
+rule is computed for the whole batch and applied where its rows say so (``torch.where``). Piles,
+hands and rows are fixed-size tensors over the 75 card ids:
+
+- ``draw_pile[B, 75]`` holds card ids bottom to top, ``pile_size[B]`` how many are real (the top
+  is ``draw_pile[b, pile_size[b] - 1]``, the end of the reference list);
+- hands, layouts, the display, the discard pile, this turn's added cards and the examination's
+  cards are multi-hot ``bool`` tensors. A layout row is ascending by rule, so a multi-hot is
+  lossless; the others carry no order in the rules (membership only; the discard pile is
+  shuffled before it is drawn again), and :func:`to_reference` lists them by card id;
+- ``cat_queue[B]`` is the length of the reference's queue: the queue is always the last
+  ``cat_queue`` seats of the turn player's clockwise round.
+
+All chance (deals and reshuffles) comes from the ``torch.Generator`` passed in; shuffles are
+argsorts of uniform keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+import torch
+
+from envs.core.batched import shuffled_decks
+from envs.hexenflug import actions as A
+from envs.hexenflug import components as C
+from envs.hexenflug.encoding import OBSERVATION_FIELDS, STATE_FIELDS, max_score
+from envs.hexenflug.phases import Phase
+from envs.hexenflug.rules import HexenflugRules, State
+
+N = C.NUM_CARDS  # 75 card ids
+K = C.NUM_COLOURS  # 5 colours
+V = C.MAX_VALUE  # values 1..15
+P = C.MAX_PLAYERS  # encodings are padded to 5 seats
+FLY, DRAWN, CAT_DISCARD, EXAMINE, EXAM_BUILD, OVER = (int(p) for p in Phase)
+
+
+@dataclass
+class BatchedState:
+    """B games of Hexenflug (first dimension B everywhere; ``n`` seats, absolute)."""
+
+    draw_pile: torch.Tensor  # [B, 75] int64 card ids, bottom first
+    pile_size: torch.Tensor  # [B] int64 cards really in the draw pile
+    hands: torch.Tensor  # [B, n, 75] bool
+    layouts: torch.Tensor  # [B, n, 75] bool (a row per colour: ascending by rule)
+    books: torch.Tensor  # [B, n, 5] int64 Spellbooks owned
+    supply: torch.Tensor  # [B, 5] int64 Spellbooks left per colour
+    removed_books: torch.Tensor  # [B] int64
+    display: torch.Tensor  # [B, 75] bool
+    discard: torch.Tensor  # [B, 75] bool
+    turn: torch.Tensor  # [B] int64
+    actor: torch.Tensor  # [B] int64
+    phase: torch.Tensor  # [B] int64 (Phase values)
+    drawn: torch.Tensor  # [B] int64, -1 for none
+    displayed: torch.Tensor  # [B] bool
+    drew: torch.Tensor  # [B] bool
+    added: torch.Tensor  # [B, 75] bool
+    cat_queue: torch.Tensor  # [B] int64 seats still to discard for a black cat
+    exam_colour: torch.Tensor  # [B] int64, -1 for none
+    exam_cards: torch.Tensor  # [B, 75] bool
+    turns: torch.Tensor  # [B] int64
+    crashes: torch.Tensor  # [B] int64
+
+
+class BatchedHexenflug:
+    """The :class:`~envs.core.batched.BatchedGame` of Hexenflug for one player count and set of
+    options (those of the reference ``rules``)."""
+
+    num_actions = A.NUM_ACTIONS
+    cooperative = False
+
+    def __init__(self, rules: HexenflugRules, device: torch.device) -> None:
+        self.rules = rules
+        self.num_players = n = rules.num_players
+        self.device = device
+        self.books_per_colour = rules.books_per_colour
+        self.beginner = bool(rules.options.beginner_crash_rule)
+        self.score_margin = rules.options.reward == "score_margin"
+        self.exhausted_to_end = C.exhausted_colours_to_end(n)
+        self.observation_size = sum(f.size for f in OBSERVATION_FIELDS)
+        self.state_size = sum(f.size for f in STATE_FIELDS)
+        cards = torch.arange(N, device=device)
+        self.colour = cards // V  # [75]
+        self.value = cards % V + 1  # [75]
+        self.values = torch.arange(1, V + 1, device=device)  # [15]
+        self.seats = torch.arange(n, device=device)
+        self.colours = torch.arange(K, device=device)
+        self.players_onehot = torch.zeros(P - 1, device=device)
+        self.players_onehot[n - 2] = 1.0
+        self.max_score = float(max_score(self.books_per_colour))
+
+    # ----------------------------------------------------------------- setup
+    def new_games(
+        self, rows: int, generator: torch.Generator, start_seat: torch.Tensor
+    ) -> BatchedState:
+        """Setup: Spellbooks by player count, the 75 Witch cards shuffled into the draw pile."""
+        n, dev = self.num_players, self.device
+
+        def zeros(*shape: int, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+            return torch.zeros(rows, *shape, dtype=dtype, device=dev)
+
+        start = start_seat.to(dev, torch.int64)
+        return BatchedState(
+            draw_pile=shuffled_decks(rows, N, generator, dev),
+            pile_size=torch.full((rows,), N, dtype=torch.int64, device=dev),
+            hands=zeros(n, N, dtype=torch.bool),
+            layouts=zeros(n, N, dtype=torch.bool),
+            books=zeros(n, K),
+            supply=torch.full((rows, K), self.books_per_colour, dtype=torch.int64, device=dev),
+            removed_books=torch.full(
+                (rows,), C.TOTAL_BOOKS - K * self.books_per_colour, dtype=torch.int64, device=dev
+            ),
+            display=zeros(N, dtype=torch.bool),
+            discard=zeros(N, dtype=torch.bool),
+            turn=start.clone(),
+            actor=start.clone(),
+            phase=zeros(),
+            drawn=torch.full((rows,), -1, dtype=torch.int64, device=dev),
+            displayed=zeros(dtype=torch.bool),
+            drew=zeros(dtype=torch.bool),
+            added=zeros(N, dtype=torch.bool),
+            cat_queue=zeros(),
+            exam_colour=torch.full((rows,), -1, dtype=torch.int64, device=dev),
+            exam_cards=zeros(N, dtype=torch.bool),
+            turns=torch.ones(rows, dtype=torch.int64, device=dev),
+            crashes=zeros(),
+        )
+
+    # ----------------------------------------------------------------- queries
+    def acting_seat(self, state: BatchedState) -> torch.Tensor:
+        return state.actor
+
+    def is_over(self, state: BatchedState) -> torch.Tensor:
+        return state.phase == OVER
+
+    def is_truncated(self, state: BatchedState) -> torch.Tensor:
+        """A game always ends by its rules (``max_steps`` is the environment's)."""
+        return torch.zeros_like(state.displayed)
+
+    def mid_step(self, state: BatchedState) -> torch.Tensor:
+        return torch.zeros_like(state.displayed)
+
+    def scores(self, state: BatchedState) -> torch.Tensor:
+        """Scoring: ``[B, n]`` one point per Spellbook, one more per complete set of five."""
+        return state.books.sum(-1) + state.books.amin(-1)
+
+    def winners(self, state: BatchedState) -> torch.Tensor:
+        """``[B, n]`` bool: highest score, ties to the most cards in hand; a tie left is shared."""
+        key = self.scores(state) * (N + 1) + state.hands.sum(-1)
+        return key == key.amax(-1, keepdim=True)
+
+    def figures(self, state: BatchedState) -> dict[str, torch.Tensor]:
+        """``scores`` ``[B, n]`` (every seat's, as ``info["scores"]``) and ``turns`` ``[B]``."""
+        return {"scores": self.scores(state), "turns": state.turns.clone()}
+
+    def _turn_rows(self, table: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
+        """``table[b, seat[b]]`` for a per-seat table ``[B, n, ...]``."""
+        return table[torch.arange(len(seat), device=self.device), seat]
+
+    def _tops(self, layout: torch.Tensor) -> torch.Tensor:
+        """``[B, 5]``: the highest value in each layout row (0 for an empty row)."""
+        rows = layout.view(-1, K, V) * self.values
+        return rows.amax(-1)
+
+    def can_place(self, layout: torch.Tensor) -> torch.Tensor:
+        """Your Layout: ``[B, 75]`` whether each card may go on its colour's row (strictly
+        ascending; any card on an empty row)."""
+        tops = self._tops(layout)
+        return (self.values > tops[:, :, None]).view(-1, N)
+
+    def landing_colours(self, state: BatchedState, layout: torch.Tensor) -> torch.Tensor:
+        """Landing: ``[B, 5]``, only after a draw this turn; soft, any layout colour; hard (after
+        displaying), a colour with fewest cards."""
+        sizes = layout.view(-1, K, V).sum(-1)
+        nonempty = sizes > 0
+        fewest = torch.where(nonempty, sizes, N).amin(-1, keepdim=True)
+        smallest = sizes == fewest
+        return state.drew[:, None] & nonempty & (~state.displayed[:, None] | smallest)
+
+    def legal_mask(self, state: BatchedState) -> torch.Tensor:
+        """``[B, 167]`` bool: legal actions of each game's acting seat."""
+        phase = state.phase
+        fly, drawn_phase = phase == FLY, phase == DRAWN
+        layout = self._turn_rows(state.layouts, state.turn)
+        placeable = self.can_place(layout)
+        hand = self._turn_rows(state.hands, state.turn)
+        owned = self._turn_rows(state.books, state.turn)
+        take = fly[:, None] & state.display & ~state.added & placeable
+        drawn = state.drawn.clamp(min=0)
+        place = placeable.gather(1, drawn[:, None]).squeeze(1)
+        crash = drawn_phase & state.displayed & ~place
+        keep = (
+            crash & self.beginner & (owned.gather(1, self.colour[drawn][:, None]).squeeze(1) == 0)
+        )
+        land = fly[:, None] & self.landing_colours(state, layout)
+        examine = (phase == EXAMINE)[:, None] & _examinable(hand, owned, self.values)
+        cat = (phase == CAT_DISCARD)[:, None] & self._turn_rows(state.hands, state.actor)
+        build = phase == EXAM_BUILD
+        choose, finish = _exam_choices(hand, owned, state.exam_colour, state.exam_cards, self)
+        return torch.cat(
+            [
+                take,
+                fly[:, None],
+                (drawn_phase & place)[:, None],
+                (drawn_phase & ~state.displayed)[:, None],
+                crash[:, None],
+                keep[:, None],
+                land,
+                examine,
+                (phase == EXAMINE)[:, None],
+                cat | (build[:, None] & choose),
+                (build & finish)[:, None],
+            ],
+            dim=1,
+        )
+
+    # ----------------------------------------------------------------- transitions
+    def apply(
+        self, state: BatchedState, actions: torch.Tensor, generator: torch.Generator
+    ) -> torch.Tensor:
+        """Apply one legal action per game in place; return ``[B, n]`` float32 rewards."""
+        a, phase = actions, state.phase
+        fly, drawn_phase = phase == FLY, phase == DRAWN
+        card = (a - A.CHOOSE).clamp(0, N - 1)
+        take = fly & (a < A.DRAW)
+        draw = fly & (a == A.DRAW)
+        land = fly & (a >= A.LAND)
+        place = drawn_phase & (a == A.PLACE)
+        display = drawn_phase & (a == A.DISPLAY)
+        crash = drawn_phase & (a >= A.CRASH)
+        cat = phase == CAT_DISCARD
+        skip = (phase == EXAMINE) & (a == A.SKIP)
+        start_exam = (phase == EXAMINE) & (a < A.SKIP)
+        finish = (phase == EXAM_BUILD) & (a == A.FINISH)
+        choose = (phase == EXAM_BUILD) & (a < A.FINISH)
+        self._take(state, take, a.clamp(0, N - 1))
+        self._land(state, land, (a - A.LAND).clamp(0, K - 1))
+        self._resolve_drawn(state, place, display, crash, a == A.CRASH_KEEP)
+        self._cat_discard(state, cat, card)
+        state.exam_colour = torch.where(start_exam, a - A.EXAMINE, state.exam_colour)
+        state.exam_cards &= ~start_exam[:, None]
+        state.phase = torch.where(start_exam, EXAM_BUILD, state.phase)
+        state.exam_cards |= choose[:, None] & _onehot(card, N)
+        self._end_turn(state, skip)
+        self._examine(state, finish)
+        self._draw(state, draw, generator)
+        return self._rewards(state)
+
+    def _take(self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor) -> None:
+        """Flying: take a display card (not one you added this turn) into your layout."""
+        chosen = rows[:, None] & _onehot(card, N)
+        state.display &= ~chosen
+        state.layouts |= self._seat_mask(state.turn)[:, :, None] & chosen[:, None, :]
+
+    def _draw(self, state: BatchedState, rows: torch.Tensor, generator: torch.Generator) -> None:
+        """Flying: draw one card. A black cat makes every player with six or more cards discard
+        down to five (from the current player clockwise) before it is resolved."""
+        top = (state.pile_size - 1).clamp(min=0)
+        card = state.draw_pile.gather(1, top[:, None]).squeeze(1)
+        state.pile_size = state.pile_size - rows.long()
+        state.drawn = torch.where(rows, card, state.drawn)
+        state.phase = torch.where(rows, DRAWN, state.phase)
+        state.drew |= rows
+        self._replenish(state, rows & (state.pile_size == 0), generator)
+        cat = rows & (self.value[card] == C.BLACK_CAT_VALUE) & (state.phase != OVER)
+        state.cat_queue = torch.where(cat, self.num_players, state.cat_queue)
+        self._next_cat_discard(state, cat)
+
+    def _replenish(
+        self, state: BatchedState, rows: torch.Tensor, generator: torch.Generator
+    ) -> None:
+        """Draw Pile Depletion: shuffle the discards into a new draw pile; with none, the game
+        ends at once."""
+        empty = rows & ~state.discard.any(1)
+        state.phase = torch.where(empty, OVER, state.phase)
+        index = (rows & ~empty).nonzero().squeeze(1)
+        discard = state.discard[index]
+        keys = torch.rand(discard.shape, generator=generator, device=self.device)
+        order = torch.where(discard, keys, 2.0).argsort(dim=1)
+        state.draw_pile[index] = order
+        state.pile_size[index] = discard.sum(1)
+        state.discard[index] = False
+
+    def _next_cat_discard(self, state: BatchedState, rows: torch.Tensor) -> None:
+        """The next seat of the black-cat queue holding six or more cards discards; with none
+        left, the drawn cat is resolved by the turn player."""
+        n = self.num_players
+        order = (state.turn[:, None] + self.seats) % n  # [B, n] the round from the turn player
+        sizes = state.hands.sum(-1).gather(1, order)
+        waiting = (self.seats >= n - state.cat_queue[:, None]) & (sizes > C.HAND_LIMIT_ON_CAT)
+        found = waiting.any(1)
+        first = waiting.long().argmax(1)
+        discards = rows & found
+        state.cat_queue = torch.where(rows, torch.where(found, n - first, 0), state.cat_queue)
+        seat = order.gather(1, first[:, None]).squeeze(1)
+        state.actor = torch.where(rows, torch.where(found, seat, state.turn), state.actor)
+        state.phase = torch.where(discards, CAT_DISCARD, torch.where(rows, DRAWN, state.phase))
+
+    def _cat_discard(self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor) -> None:
+        """Black Cat Cards: the acting seat discards one chosen card."""
+        chosen = rows[:, None] & _onehot(card, N)
+        state.hands &= ~(self._seat_mask(state.actor)[:, :, None] & chosen[:, None, :])
+        state.discard |= chosen
+        self._next_cat_discard(state, rows)
+
+    def _resolve_drawn(
+        self,
+        state: BatchedState,
+        place: torch.Tensor,
+        display: torch.Tensor,
+        crash: torch.Tensor,
+        keep: torch.Tensor,
+    ) -> None:
+        """After Drawing a Card: place it, add it to the display (once a turn), or crash."""
+        drawn = _onehot(state.drawn.clamp(min=0), N)
+        seat = self._seat_mask(state.turn)[:, :, None]
+        state.layouts |= seat & (place[:, None] & drawn)[:, None, :]
+        shown = display[:, None] & drawn
+        state.display |= shown
+        state.added |= shown
+        state.displayed |= display
+        state.phase = torch.where(place | display, FLY, state.phase)
+        self._crash(state, crash, keep & crash, drawn)
+        state.drawn = torch.where(place | display | crash, -1, state.drawn)
+
+    def _crash(
+        self, state: BatchedState, rows: torch.Tensor, keep: torch.Tensor, drawn: torch.Tensor
+    ) -> None:
+        """Crash: the drawn card (unless kept by the beginner rule) and the layout row of its
+        colour are discarded; the turn ends."""
+        colour = self.colour[state.drawn.clamp(min=0)]
+        row_cards = (self.colour == colour[:, None]) & rows[:, None]  # [B, 75]
+        seat = self._seat_mask(state.turn)[:, :, None]
+        lost = state.layouts & seat & row_cards[:, None, :]
+        state.discard |= lost.any(1) | ((rows & ~keep)[:, None] & drawn)
+        state.layouts &= ~lost
+        state.hands |= seat & (keep[:, None] & drawn)[:, None, :]
+        state.crashes += rows.long()
+        self._end_turn(state, rows)
+
+    def _land(self, state: BatchedState, rows: torch.Tensor, colour: torch.Tensor) -> None:
+        """Landing: the chosen layout row goes to the hand; then the Examination."""
+        row_cards = (self.colour == colour[:, None]) & rows[:, None]
+        moved = state.layouts & self._seat_mask(state.turn)[:, :, None] & row_cards[:, None, :]
+        state.hands |= moved
+        state.layouts &= ~moved
+        state.phase = torch.where(rows, EXAMINE, state.phase)
+
+    def _examine(self, state: BatchedState, rows: torch.Tensor) -> None:
+        """Examination: discard 3/4/5 chosen cards, take 1/2/3 Spellbooks of the colour (as many
+        as are left). The game ends when enough colours are exhausted."""
+        cards = rows[:, None] & state.exam_cards
+        seat = self._seat_mask(state.turn)
+        state.hands &= ~(seat[:, :, None] & cards[:, None, :])
+        state.discard |= cards
+        colour = _onehot(state.exam_colour.clamp(min=0), K) & rows[:, None]  # [B, 5]
+        left = (state.supply * colour).sum(1)
+        earned = torch.minimum(cards.sum(1) - 2, left).clamp(min=0)
+        state.supply -= colour * earned[:, None]
+        state.books += (seat[:, :, None] & colour[:, None, :]) * earned[:, None, None]
+        state.exam_colour = torch.where(rows, -1, state.exam_colour)
+        state.exam_cards &= ~rows[:, None]
+        over = rows & ((state.supply == 0).sum(1) >= self.exhausted_to_end)
+        state.phase = torch.where(over, OVER, state.phase)
+        self._end_turn(state, rows & ~over)
+
+    def _end_turn(self, state: BatchedState, rows: torch.Tensor) -> None:
+        following = (state.turn + 1) % self.num_players
+        state.turn = torch.where(rows, following, state.turn)
+        state.actor = torch.where(rows, following, state.actor)
+        state.displayed &= ~rows
+        state.drew &= ~rows
+        state.added &= ~rows[:, None]
+        state.phase = torch.where(rows, FLY, state.phase)
+        state.turns += rows.long()
+
+    def _rewards(self, state: BatchedState) -> torch.Tensor:
+        """``[B, n]``: 0 until the game is over; then ±1 by winners (or the score margin)."""
+        over = (state.phase == OVER)[:, None]
+        if self.score_margin:
+            scores = self.scores(state)
+            others = scores[:, None, :].expand(-1, self.num_players, -1)
+            others = others.masked_fill(
+                torch.eye(self.num_players, dtype=torch.bool, device=self.device), -1
+            )
+            final = (scores - others.amax(-1)).float()
+        else:
+            final = torch.where(self.winners(state), 1.0, -1.0)
+        return torch.where(over, final, 0.0)
+
+    def _seat_mask(self, seat: torch.Tensor) -> torch.Tensor:
+        """``[B, n]`` one-hot of ``seat``."""
+        return self.seats == seat[:, None]
+
+    # ----------------------------------------------------------------- encodings
+    def _relative(self, table: torch.Tensor, me: torch.Tensor) -> torch.Tensor:
+        """``[B, 5, ...]`` per-seat ``table`` seen from ``me`` (0 = me, 1 = next seat clockwise),
+        padded with zeros to 5 seats."""
+        order = (me[:, None] + self.seats) % self.num_players
+        index = order.view(*order.shape, *([1] * (table.dim() - 2))).expand_as(table)
+        rotated = table.gather(1, index).float()
+        pad = torch.zeros(
+            table.shape[0], P - self.num_players, *table.shape[2:], device=self.device
+        )
+        return torch.cat([rotated, pad], dim=1)
+
+    def _public(self, state: BatchedState, me: torch.Tensor) -> list[torch.Tensor]:
+        """The public fields seen from ``me``, in the layout's order (see ``encoding.py``)."""
+        rows = len(me)
+        n = self.num_players
+        hand_sizes = state.hands.sum(-1)
+        return [
+            _onehot(state.phase, 6).float(),
+            self.players_onehot.expand(rows, -1),
+            _onehot((state.turn - me) % n, P).float(),
+            _onehot((state.actor - me) % n, P).float(),
+            self._relative(hand_sizes, me) / N,
+            self._relative(state.hands, me).view(rows, -1),
+            self._relative(state.layouts, me).view(rows, -1),
+            state.display.float(),
+            state.discard.float(),
+            (self._relative(state.books, me) / 9).view(rows, -1),
+            state.supply.float() / 9,
+            state.pile_size[:, None].float() / N,
+            (_onehot(state.drawn.clamp(min=0), N) & (state.drawn >= 0)[:, None]).float(),
+            state.displayed[:, None].float(),
+            state.drew[:, None].float(),
+            state.added.float(),
+            (
+                _onehot(state.exam_colour.clamp(min=0), K) & (state.exam_colour >= 0)[:, None]
+            ).float(),
+            state.exam_cards.float(),
+            self._relative(self.scores(state), me) / self.max_score,
+        ]
+
+    def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
+        """``[B, 1193]`` float32: the observation of ``seat[b]`` in game ``b``."""
+        return torch.cat(self._public(state, seat), dim=1)
+
+    def encode_state(self, state: BatchedState) -> torch.Tensor:
+        """``[B, 1268]`` float32: the public fields from seat 0 plus the draw pile's cards."""
+        me = torch.zeros_like(state.turn)
+        real = torch.arange(N, device=self.device) < state.pile_size[:, None]
+        pile = torch.zeros(len(me), N, device=self.device)
+        pile.scatter_add_(1, state.draw_pile, real.float())
+        return torch.cat([*self._public(state, me), pile], dim=1)
+
+
+def _onehot(index: torch.Tensor, size: int) -> torch.Tensor:
+    """``[B, size]`` bool one-hot of ``index`` (values in ``0..size-1``)."""
+    return index[:, None] == torch.arange(size, device=index.device)
+
+
+def _counts(cards: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """For multi-hot ``cards`` ``[B, 75]``: per colour and split value m = 1..15, ``[B, 5, 15]``
+    how many cards are at most m, and whether any card is above m."""
+    rows = cards.view(-1, K, V).long()
+    upto = rows.cumsum(-1)
+    above = upto[:, :, -1:] > upto
+    return upto, above
+
+
+def _examinable(hand: torch.Tensor, owned: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """Examination: ``[B, 5]`` whether a valid examination of each colour can be built from
+    ``hand`` (``rules._completable`` with nothing chosen, vectorised over the split value m: at
+    least one card of the colour at most m, plus one joker per other owned colour above m,
+    reach 3)."""
+    upto, above = _counts(hand, values)
+    free_colour = (owned > 0)[:, :, None] & above  # [B, 5 (k), 15 (m)]
+    free_others = free_colour.sum(1, keepdim=True) - free_colour.long()  # [B, 5 (colour), 15]
+    ok = (upto >= 1) & (upto + free_others >= 3)
+    return ok.any(-1)
+
+
+def _exam_choices(
+    hand: torch.Tensor,
+    owned: torch.Tensor,
+    exam_colour: torch.Tensor,
+    exam_cards: torch.Tensor,
+    game: BatchedHexenflug,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Using Jokers, during an examination of ``exam_colour`` with ``exam_cards`` chosen:
+    ``[B, 75]`` which hand cards may be chosen next (``rules._completable`` of the chosen cards
+    plus that card, vectorised over the 15 split values m) and ``[B]`` whether the chosen cards
+    already make a valid examination (``rules._valid_examination``).
+
+    With S chosen (``own`` examined-colour cards, the highest ``low``; ``jokers``, the lowest
+    ``high``), E(m) = own + examined-colour cards left in hand at most m, free(m) = other owned
+    colours, neither examined nor joker yet, with a card left above m. An examined-colour card of
+    value v fits when some m >= max(low, v), m < high has E(m) + jokers + free(m) >= 3; a joker of
+    colour k and value v when k is owned and unused and some m in [max(low, 1), min(high, v)) has
+    E(m) >= 1 and E(m) + jokers + 1 + free(m) - [k has a card above m] >= 3."""
+    values = game.values
+    colour = exam_colour.clamp(min=0)
+    examined = game.colours == colour[:, None]  # [B, 5]
+    chosen = exam_cards.view(-1, K, V)
+    per_colour = chosen.sum(-1)  # [B, 5]
+    size = per_colour.sum(-1)
+    own = (per_colour * examined).sum(-1)
+    jokers = size - own
+    low = (chosen & examined[:, :, None]).mul(values).amax((1, 2))
+    high = torch.where(chosen & ~examined[:, :, None], values, V + 1).amin(2).amin(1)
+    used = (per_colour > 0) & ~examined
+    usable = (owned > 0) & ~examined & ~used  # [B, 5]
+    rest = hand & ~exam_cards
+    upto, above = _counts(rest, values)
+    free_colour = usable[:, :, None] & above  # [B, 5, 15]
+    free = free_colour.sum(1)  # [B, 15]
+    e = own[:, None] + (upto * examined[:, :, None]).sum(1)  # [B, 15]
+    below_high = values < high[:, None]
+    room = (size < 5)[:, None]
+    # examined-colour cards: any good m at or above max(low, v)
+    good = below_high & (e + jokers[:, None] + free >= 3)
+    good_from = good.flip(-1).cummax(-1).values.flip(-1)  # [B, 15]: any good m >= index + 1
+    start = torch.maximum(low[:, None], values) - 1
+    own_ok = good_from.gather(1, start)  # [B, 15]
+    # jokers: any good m below v
+    fits = (
+        (values >= low.clamp(min=1)[:, None])[:, None, :]
+        & below_high[:, None, :]
+        & (e >= 1)[:, None, :]
+        & ((e + jokers[:, None] + 1 + free)[:, None, :] - free_colour.long() >= 3)
+    )  # [B, 5, 15]
+    fits_below = fits.cummax(-1).values  # any good m <= index + 1
+    joker_ok = torch.cat([torch.zeros_like(fits_below[:, :, :1]), fits_below[:, :, :-1]], -1)
+    joker_ok &= usable[:, :, None]
+    ok = torch.where(examined[:, :, None], own_ok[:, None, :], joker_ok)
+    choose = (ok & room[:, :, None]).view(-1, N) & rest
+    valid = (
+        (size >= 3)
+        & (size <= 5)
+        & (own >= 1)
+        & ~((per_colour > 1) & ~examined).any(-1)
+        & ~(used & (owned == 0)).any(-1)
+        & (low < high)
+    )
+    return choose, valid
+
+
+# --------------------------------------------------------------------- conversion
+def from_reference(states: list[State], game: BatchedHexenflug) -> BatchedState:
+    """Rows of reference states (the inverse of :func:`to_reference`)."""
+    n, dev = game.num_players, game.device
+
+    def multihot(lists: list[list[int]]) -> torch.Tensor:
+        out = np.zeros((len(lists), N), bool)
+        for row, cards in enumerate(lists):
+            out[row, cards] = True
+        return torch.from_numpy(out).to(dev)
+
+    def seats(get) -> torch.Tensor:
+        return torch.stack([multihot([get(s, seat) for s in states]) for seat in range(n)], 1)
+
+    def ints(get) -> torch.Tensor:
+        return torch.tensor([get(s) for s in states], dtype=torch.int64, device=dev)
+
+    piles = np.zeros((len(states), N), np.int64)
+    for row, s in enumerate(states):
+        piles[row, : len(s.draw_pile)] = s.draw_pile
+    return BatchedState(
+        draw_pile=torch.from_numpy(piles).to(dev),
+        pile_size=ints(lambda s: len(s.draw_pile)),
+        hands=seats(lambda s, seat: s.hands[seat]),
+        layouts=seats(lambda s, seat: [c for row in s.layouts[seat] for c in row]),
+        books=torch.tensor([s.books for s in states], dtype=torch.int64, device=dev),
+        supply=torch.tensor([s.supply for s in states], dtype=torch.int64, device=dev),
+        removed_books=ints(lambda s: s.removed_books),
+        display=multihot([s.display for s in states]),
+        discard=multihot([s.discard for s in states]),
+        turn=ints(lambda s: s.turn),
+        actor=ints(lambda s: s.actor),
+        phase=ints(lambda s: int(s.phase)),
+        drawn=ints(lambda s: s.drawn),
+        displayed=ints(lambda s: s.displayed).bool(),
+        drew=ints(lambda s: s.drew).bool(),
+        added=multihot([s.added for s in states]),
+        cat_queue=ints(lambda s: len(s.cat_queue)),
+        exam_colour=ints(lambda s: s.exam_colour),
+        exam_cards=multihot([s.exam_cards for s in states]),
+        turns=ints(lambda s: s.turns),
+        crashes=ints(lambda s: s.crashes),
+    )
+
+
+def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
+    """Game ``row`` as a reference :class:`~envs.hexenflug.rules.State` drawing chance from
+    ``rng`` (unordered collections listed by card id; an empty log)."""
+    r = {f.name: getattr(state, f.name)[row].cpu() for f in fields(state)}
+    colour = torch.arange(N) // V
+    n = r["hands"].shape[0]
+
+    def cards(mask: torch.Tensor) -> list[int]:
+        return mask.nonzero().flatten().tolist()
+
+    turn = int(r["turn"])
+    queue = int(r["cat_queue"])
+    return State(
+        draw_pile=r["draw_pile"][: int(r["pile_size"])].tolist(),
+        rng=rng,
+        hands=[cards(r["hands"][seat]) for seat in range(n)],
+        layouts=[
+            [cards(r["layouts"][seat] & (colour == c)) for c in range(K)] for seat in range(n)
+        ],
+        books=r["books"].tolist(),
+        supply=r["supply"].tolist(),
+        removed_books=int(r["removed_books"]),
+        display=cards(r["display"]),
+        discard=cards(r["discard"]),
+        turn=turn,
+        actor=int(r["actor"]),
+        phase=Phase(int(r["phase"])),
+        drawn=int(r["drawn"]),
+        displayed=bool(r["displayed"]),
+        drew=bool(r["drew"]),
+        added=cards(r["added"]),
+        cat_queue=[(turn + k) % n for k in range(n - queue, n)],
+        exam_colour=int(r["exam_colour"]),
+        exam_cards=cards(r["exam_cards"]),
+        turns=int(r["turns"]),
+        crashes=int(r["crashes"]),
+    )
+
+
+def batched_game(reference_env, device: torch.device) -> BatchedHexenflug:
+    """The engine for ``envs.make_batched``: same player count and options as the reference."""
+    return BatchedHexenflug(reference_env.rules, device)
