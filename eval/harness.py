@@ -211,15 +211,18 @@ def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> di
         else:
             a, b = lineup.agents
             wins = {a: 0, b: 0}
-            margins = []
+            margins, differences = [], []
             for g in games:
-                for winner in {g.seating[s] for s in g.info.get("winners", [])}:
+                won = {g.seating[s] for s in g.info.get("winners", [])}
+                for winner in won:
                     wins[winner] += 1
+                differences.append(float(a in won) - float(b in won))
                 by: dict[str, list[float]] = {a: [], b: []}
                 for seat, score in enumerate(g.info["scores"]):
                     by[g.seating[seat]].append(score)
                 margins.append(sum(by[a]) / len(by[a]) - sum(by[b]) / len(by[b]))
             row["wins"] = {s: rate(wins[s], len(games)) for s in lineup.agents}
+            row["win_difference"] = mean(differences)
             row["margin"] = mean(margins)
         row["games"] = game_rows(lineup, games, spec.cooperative, spec.score)
         rows.append(row)

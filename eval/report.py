@@ -19,6 +19,11 @@ def pct(r: dict) -> str:
     return f"{r['rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
 
 
+def signed_pct(m: dict) -> str:
+    """A difference of rates with its interval, in signed percentage points."""
+    return f"{m['mean']:+.1%} [{m['low']:+.1%}, {m['high']:+.1%}]"
+
+
 def num(m: dict, sign: bool = False) -> str:
     f = "+.2f" if sign else ".2f"
     return f"{m['mean']:{f}} [{m['low']:{f}}, {m['high']:{f}}]"
@@ -54,10 +59,9 @@ def paired_table(summary: dict) -> str:
         "|---|---|---|---|---|",
     ]
     for p in summary["paired"]:
-        w = p["win"]
         rows.append(
             f"| {_relabel(p['a'], summary)} | {_relabel(p['b'], summary)} | {p['players']} | "
-            f"{w['mean']:+.1%} [{w['low']:+.1%}, {w['high']:+.1%}] | {num(p[score], True)} |"
+            f"{signed_pct(p['win'])} | {num(p[score], True)} |"
         )
     return "\n".join(rows)
 
@@ -124,15 +128,16 @@ def head_to_head_table(summary: dict) -> str:
     label = names(summary)
     rows = [
         "| A | B | players | seats | games | A wins [95% CI] | B wins [95% CI] | "
-        "A − B mean score [95% CI] |",
-        "|---|---|---|---|---|---|---|---|",
+        "A − B wins, paired [95% CI] | A − B mean score [95% CI] |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in summary["rows"]:
         a, b = r["lineup"]
         rows.append(
             f"| {label.get(a, a)} | {label.get(b, b)} | {r['players']} | "
             f"{r['seats'][0]} + {r['seats'][1]} | {r['wins'][a]['games']} | "
-            f"{pct(r['wins'][a])} | {pct(r['wins'][b])} | {num(r['margin'], True)} |"
+            f"{pct(r['wins'][a])} | {pct(r['wins'][b])} | {signed_pct(r['win_difference'])} | "
+            f"{num(r['margin'], True)} |"
         )
     return "\n".join(rows)
 

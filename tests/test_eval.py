@@ -115,6 +115,9 @@ def test_head_to_head_rates_every_agent_and_plays_both_ways_round_at_odd_counts(
         (["random", "heuristic:cautious"], [2, 1]),
     ]
     assert summary["rows"][4]["seats"] == [1, 2]
+    for row in summary["rows"]:  # paired: per game, A won minus B won
+        a, b = (row["wins"][s]["count"] for s in row["lineup"])
+        assert row["win_difference"]["mean"] == pytest.approx((a - b) / 40)
     ratings = summary["ratings"]["2"]
     assert ratings["heuristic:cautious"]["mu"] > ratings["random"]["mu"]
     table = report.head_to_head_table(summary)
