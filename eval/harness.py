@@ -251,16 +251,19 @@ def paired(a: list[GameResult], b: list[GameResult], value) -> dict[str, float]:
 
 def paired_differences(config: EvalConfig, results: dict, score: str) -> list[dict[str, Any]]:
     """Cooperative comparisons on the same deals: every two teams (A×N − B×N), and, for each
-    cross-play lineup ``A + B×(N−1)``, what putting A in one of B's seats does (minus B×N)."""
+    cross-play lineup ``A + B×(N−1)``, what putting A in one of B's seats does (minus B×N; at
+    2 players both ways round)."""
     pairs: list[tuple[Lineup, Lineup]] = []
     for n in config.players:
         team = {a: Lineup("team", (a,), (n,)) for a in config.agents}
         pairs += [(team[a], team[b]) for a, b in itertools.combinations(config.agents, 2)]
-        pairs += [
-            (lineup, team[lineup.agents[1]])
-            for lineup in lineups(config)
-            if lineup.kind == "crossplay" and lineup.players == n and lineup.seats[0] == 1
-        ]
+        for lineup in lineups(config):
+            if lineup.kind == "crossplay" and lineup.players == n:
+                pairs += [
+                    (lineup, team[background])
+                    for focal, background in (lineup.agents, lineup.agents[::-1])
+                    if dict(lineup.composition())[focal] == 1
+                ]
     out = []
     for x, y in pairs:
         out.append(

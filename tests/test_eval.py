@@ -96,8 +96,12 @@ def test_paired_differences_are_per_deal_means():
     results = harness.play_all(cfg, progress=False)
     summary = harness.summarize(cfg, results)
     team = {a: harness.Lineup("team", (a,), (2,)) for a in cfg.agents}
+    assert [(p["a"], p["b"]) for p in summary["paired"]] == [
+        ("random×2", "heuristic:focal×2"),
+        ("random + heuristic:focal", "heuristic:focal×2"),  # one random in a focal team
+        ("random + heuristic:focal", "random×2"),  # one focal in a random team
+    ]
     first = summary["paired"][0]
-    assert (first["a"], first["b"]) == ("random×2", "heuristic:focal×2")
     wins = [
         sum(g.info["outcome"] == 1 for g in results[team[a]]) for a in ("random", "heuristic:focal")
     ]
