@@ -1,0 +1,400 @@
+"""Game records: a compact, versioned JSON Lines format, its writer, reader and replay check.
+
+A record file holds one or more games. Each game is a header line, one line per decision and an
+end line, all plain JSON objects (``json.loads`` reads every line; nothing is pickled)::
+
+    {"record": "cauldron-game", "version": 1, "env": "<env id>", "players": 3, "options": {},
+     "seed": 7, "agents": ["heuristic:greedy", ...], "meta": {...}}
+    {"s": 0, "a": 12, "n": "ask: blue?", "r": [0.0, 1.0, 0.0], "e": [["ask", 0, 0]], "h": "…"}
+    ...
+    {"end": {"steps": 93, "returns": [...], "terminated": true, "truncated": false,
+             "info": [{...}, ...], "state_sha256": "…"}}
+
+A step line holds the acting seat ``s``, the action index ``a`` and its name ``n``; ``r`` (every
+seat's reward of that step) only when one is not zero; ``e`` (the public events the step added to
+the table's log, as the renderers show them) only when there are some; and ``h`` (the first 16
+hex digits of the sha256 of ``state()`` as float32 bytes) after every ``CHECKPOINT``-th step.
+``agents`` names who sat in each seat (agent specs, or ``human``), ``meta`` is free-form (the
+evaluation lineup, why the game was kept). The env id is never assumed: it comes from the record.
+
+A record replays through the reference env from the seed and the actions (:func:`replay`), and
+checks itself as it goes: the acting seat, that each action is legal, its name, the rewards, the
+events and the checkpoint hashes at every step, and the returns, infos and full state hash at the
+end. Any difference, a record of another format version, an unknown env id, a truncated or edited
+file raises :class:`RecordError` naming the file, the line and the step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import envs
+from envs.core.errors import CauldronError
+
+FORMAT = "cauldron-game"
+VERSION = 1
+CHECKPOINT = 64
+
+
+class RecordError(CauldronError):
+    """A record that cannot be read or does not replay; the message names file, line and step."""
+
+    def __init__(self, source: str, line: int | None, step: int | None, problem: str) -> None:
+        where = source + (f", line {line}" if line is not None else "")
+        where += f", step {step}" if step is not None else ""
+        super().__init__(f"{where}: {problem}")
+        self.source, self.line, self.step, self.problem = source, line, step, problem
+
+    def __reduce__(self):
+        return type(self), (self.source, self.line, self.step, self.problem)
+
+
+@dataclass
+class GameRecord:
+    """One game: ``header`` (env, players, options, seed, agents, meta), ``steps`` (one dict per
+    decision, see the module docstring), ``end`` (final figures); ``source`` and ``lines`` (the
+    line of the header, of each step and of the end) say where it was read from."""
+
+    header: dict[str, Any]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    end: dict[str, Any] | None = None
+    source: str = "<memory>"
+    lines: list[int] = field(default_factory=list)
+
+    def to_lines(self) -> list[str]:
+        """The game as JSON Lines (compact separators), without newlines."""
+        objects = [self.header, *self.steps, {"end": self.end}]
+        return [json.dumps(o, separators=(",", ":")) for o in objects]
+
+    def line_of(self, step: int | None) -> int | None:
+        """File line of ``step`` (``None``: the header; ``len(steps)``: the end line)."""
+        if not self.lines:
+            return None
+        return self.lines[0 if step is None else min(step + 1, len(self.lines) - 1)]
+
+    def error(self, step: int | None, problem: str) -> RecordError:
+        return RecordError(self.source, self.line_of(step), step, problem)
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data: tuples and arrays become lists, numpy scalars Python ones."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+def state_hash(env) -> str:
+    """sha256 (hex) of the env's full ``state()`` as float32 bytes."""
+    state = np.ascontiguousarray(env.unwrapped.state(), dtype=np.float32)
+    return hashlib.sha256(state.tobytes()).hexdigest()
+
+
+class EventLog:
+    """The events each step adds to a game state's ``log`` (a list of tuples the game keeps for
+    its renderer and trims from the front); games without a log have no events."""
+
+    def __init__(self, env) -> None:
+        self.env = env
+        self.mark()
+
+    def mark(self) -> None:
+        """Remember the log's current end."""
+        log = getattr(self.env.unwrapped.game, "log", None) or []
+        self.size, self.last = len(log), (log[-1] if log else None)
+
+    def new(self) -> list:
+        """Events appended since :meth:`mark` (as JSON data), found by the last seen entry's
+        identity, so a trim from the front does not hide them; then marks again."""
+        log = getattr(self.env.unwrapped.game, "log", None) or []
+        start = 0
+        if self.last is not None:
+            for i in range(min(self.size, len(log)) - 1, -1, -1):
+                if log[i] is self.last:
+                    start = i + 1
+                    break
+        events = jsonable(log[start:])
+        self.size, self.last = len(log), (log[-1] if log else None)
+        return events
+
+
+def _ended(env) -> bool:
+    return all(env.terminations[a] or env.truncations[a] for a in env.agents)
+
+
+def _end(env, steps: int, returns: list[float]) -> dict[str, Any]:
+    base = env.unwrapped
+    return {
+        "steps": steps,
+        "returns": returns,
+        "terminated": any(base.terminations.values()),
+        "truncated": any(base.truncations.values()),
+        "info": [jsonable(base.infos[a]) for a in base.possible_agents],
+        "state_sha256": state_hash(env),
+    }
+
+
+class Recorder:
+    """Wraps an AEC env (from :func:`envs.make`) and records every game played through it.
+
+    Play as usual (``reset``, ``agent_iter``, ``last``, ``step``); call :meth:`next_game` before
+    ``reset`` to name the seats' agents and add ``meta``. After the game's last decision,
+    :attr:`record` holds the finished :class:`GameRecord`.
+    """
+
+    def __init__(self, env, options: dict[str, Any] | None = None) -> None:
+        self.env = env
+        self.env_id = env.unwrapped.metadata["name"]
+        self.options = dict(options or {})
+        self.seat_agents: list[str] = []
+        self.meta: dict[str, Any] = {}
+        self.record: GameRecord | None = None
+        self._names: dict[int, str] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    def next_game(self, agents: Iterable[str] = (), meta: dict[str, Any] | None = None) -> None:
+        """Name who sits in each seat and what to keep in ``meta`` for the next game."""
+        self.seat_agents, self.meta = list(agents), dict(meta or {})
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is None:
+            raise ValueError("a recorded game needs a seed: reset(seed=...)")
+        self.env.reset(seed=seed, options=options)
+        base = self.env.unwrapped
+        header = {
+            "record": FORMAT,
+            "version": VERSION,
+            "env": self.env_id,
+            "players": base.rules.num_players,
+            "options": jsonable(self.options),
+            "seed": int(seed),
+            "agents": self.seat_agents or list(base.possible_agents),
+            "meta": jsonable(self.meta),
+        }
+        self._game = GameRecord(header)
+        self._returns = [0.0] * base.rules.num_players
+        self._events = EventLog(self.env)
+        self.record = None
+
+    def step(self, action: Any) -> None:
+        env = self.env
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(action)
+            return
+        seat = env.unwrapped.possible_agents.index(agent)
+        env.step(action)
+        index = int(action)
+        if index not in self._names:
+            self._names[index] = env.unwrapped.rules.action_name(index)
+        line: dict[str, Any] = {"s": seat, "a": index, "n": self._names[index]}
+        rewards = [env.rewards.get(a, 0.0) for a in env.unwrapped.possible_agents]
+        if any(rewards):
+            line["r"] = rewards
+            self._returns = [x + y for x, y in zip(self._returns, rewards, strict=True)]
+        events = self._events.new()
+        if events:
+            line["e"] = events
+        steps = self._game.steps
+        steps.append(line)
+        if len(steps) % CHECKPOINT == 0:
+            line["h"] = state_hash(env)[:16]
+        if _ended(env):
+            self._game.end = _end(env, len(steps), self._returns)
+            self.record = self._game
+
+
+def write_games(path: str | Path, games: Iterable[GameRecord], append: bool = False) -> Path:
+    """Write ``games`` to the JSON Lines file ``path`` (appending when asked)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a" if append else "w", encoding="utf-8") as out:
+        for game in games:
+            if game.end is None:
+                raise ValueError("cannot write an unfinished game (it has no end line)")
+            out.write("\n".join(game.to_lines()) + "\n")
+    return path
+
+
+def _header_problem(header: Any) -> str | None:
+    if not isinstance(header, dict) or header.get("record") != FORMAT:
+        return f'expected a game header line (an object with "record": "{FORMAT}")'
+    if header.get("version") != VERSION:
+        return (
+            f"record format version {header.get('version')!r} is not supported; this Cauldron "
+            f"reads version {VERSION} only"
+        )
+    if header.get("env") not in envs.ids():
+        return (
+            f"env id {header.get('env')!r} is not registered here (registered: {envs.ids()}); "
+            "the record was made with another version of the game"
+        )
+    kinds = {"players": int, "seed": int, "options": dict, "agents": list, "meta": dict}
+    for key, kind in kinds.items():
+        if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
+            return f"header field {key!r} must be a {kind.__name__}, got {header.get(key)!r}"
+    return None
+
+
+def _step_problem(line: Any) -> str | None:
+    if not isinstance(line, dict):
+        return "expected a step or end line (a JSON object)"
+    for key, kind in (("s", int), ("a", int), ("n", str)):
+        if not isinstance(line.get(key), kind) or isinstance(line.get(key), bool):
+            return f"step field {key!r} must be a {kind.__name__}, got {line.get(key)!r}"
+    unknown = sorted(set(line) - {"s", "a", "n", "r", "e", "h"})
+    return f"unknown step field(s) {unknown}" if unknown else None
+
+
+def parse_games(lines: Iterable[str], source: str = "<memory>") -> list[GameRecord]:
+    """Every game in JSON Lines ``lines``; :class:`RecordError` for anything malformed."""
+    games: list[GameRecord] = []
+    game: GameRecord | None = None
+    number = 0
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as err:
+            step = len(game.steps) if game else None
+            raise RecordError(source, number, step, f"not valid JSON ({err.msg})") from None
+        if game is None:
+            problem = _header_problem(obj)
+            if problem:
+                raise RecordError(source, number, None, problem)
+            game = GameRecord(obj, source=source, lines=[number])
+        elif isinstance(obj, dict) and "end" in obj:
+            if not isinstance(obj["end"], dict):
+                raise RecordError(source, number, len(game.steps), "the end line must hold a dict")
+            game.end, game.lines = obj["end"], [*game.lines, number]
+            games.append(game)
+            game = None
+        else:
+            problem = _step_problem(obj)
+            if problem:
+                raise RecordError(source, number, len(game.steps), problem)
+            game.steps.append(obj)
+            game.lines.append(number)
+    if game is not None:
+        raise RecordError(
+            source,
+            number,
+            len(game.steps),
+            f"the file ends inside game {len(games) + 1} (no end line): the record is truncated",
+        )
+    if not games:
+        raise RecordError(source, None, None, "no game in the file")
+    return games
+
+
+def read_games(path: str | Path) -> list[GameRecord]:
+    """Every game of the record file ``path``."""
+    path = Path(path)
+    if not path.is_file():
+        raise RecordError(str(path), None, None, "no such record file")
+    with path.open(encoding="utf-8") as lines:
+        return parse_games(lines, str(path))
+
+
+def make_env(game: GameRecord, render: bool = False):
+    """The reference env the record was played on (render_mode ``ansi`` when ``render``)."""
+    header = game.header
+    try:
+        return envs.make(
+            header["env"],
+            num_players=header["players"],
+            render_mode="ansi" if render else None,
+            **header["options"],
+        )
+    except CauldronError as err:
+        raise game.error(None, f"cannot make the env: {err}") from None
+
+
+def replay(game: GameRecord, render: bool = False) -> Iterator[tuple[int, Any]]:
+    """Replay ``game`` through the reference env, checking every step (module docstring).
+
+    Yields ``(steps_done, env)`` after the reset (0) and after every step; the final checks run
+    when the iteration ends. Raises :class:`RecordError` at the first difference."""
+    env = make_env(game, render)
+    base = env.unwrapped
+    env.reset(seed=game.header["seed"])
+    events = EventLog(env)
+    penalty = base.options.illegal_action == "penalty"
+    returns = [0.0] * base.rules.num_players
+    yield 0, env
+    for k, line in enumerate(game.steps):
+        if _ended(env):
+            raise game.error(k, f"the game is already over after {k} steps; the record goes on")
+        seat = base.possible_agents.index(env.agent_selection)
+        if line["s"] != seat:
+            raise game.error(k, f"the record says seat {line['s']} acts, the game says {seat}")
+        action = line["a"]
+        legal = base.legal_actions()
+        if action not in legal and not penalty:
+            names = ", ".join(f"{a} ({base.rules.action_name(a)})" for a in legal[:12])
+            raise game.error(
+                k,
+                f"action {action} is illegal here (phase {base.rules.phase_name(base.game)!r}); "
+                f"legal: {names}" + (" ..." if len(legal) > 12 else ""),
+            )
+        name = base.rules.action_name(action)
+        if line["n"] != name:
+            raise game.error(k, f"action {action} is named {name!r}, the record says {line['n']!r}")
+        env.step(action)
+        rewards = [env.rewards.get(a, 0.0) for a in base.possible_agents]
+        expected = line.get("r", [0.0] * len(rewards))
+        if rewards != expected:
+            raise game.error(k, f"rewards {rewards} differ from the record's {expected}")
+        returns = [x + y for x, y in zip(returns, rewards, strict=True)]
+        added = events.new()
+        if added != line.get("e", []):
+            raise game.error(k, f"events {added} differ from the record's {line.get('e', [])}")
+        if "h" in line and state_hash(env)[:16] != line["h"]:
+            raise game.error(k, "the state differs from the record's (checkpoint hash)")
+        yield k + 1, env
+    _check_end(game, env, returns)
+
+
+def _check_end(game: GameRecord, env, returns: list[float]) -> None:
+    steps = len(game.steps)
+    if not _ended(env):
+        raise game.error(steps, f"the record ends after {steps} steps but the game is not over")
+    actual = _end(env, steps, returns)
+    for key in ("steps", "returns", "terminated", "truncated", "info", "state_sha256"):
+        if game.end.get(key) != actual[key]:
+            raise game.error(
+                steps,
+                f"final {key} {actual[key]!r} differs from the record's {game.end.get(key)!r}",
+            )
+
+
+def check(game: GameRecord) -> int:
+    """Replay ``game`` and check it (see :func:`replay`); the number of steps."""
+    for _ in replay(game):
+        pass
+    return len(game.steps)
+
+
+def bytes_per_step(games: list[GameRecord]) -> float:
+    """Average record size (bytes, header and end lines included) per decision."""
+    size = sum(len(line) + 1 for g in games for line in g.to_lines())
+    return size / max(1, sum(len(g.steps) for g in games))
