@@ -14,9 +14,9 @@ from pathlib import Path
 import envs
 from envs.core.errors import ConfigError
 
-SB3_META = (
-    ".cauldron.json"  # sidecar of an SB3 zip: {"env_id", "obs_size", "num_actions", "net_arch"}
-)
+# Sidecar of an SB3 zip: {"env_id", "obs_size", "num_actions", "net_arch", "num_players",
+# "options"} (the last two: what the policy was trained with).
+SB3_META = ".cauldron.json"
 
 
 def _require(path: str, kind: str) -> Path:
@@ -64,7 +64,9 @@ def load_torch_agent(path: str, env_id: str, seed: int | None = None, sample: bo
     file = _require(path, "torch")
     try:
         net, meta = torch_policy.load_checkpoint(file)
-    except Exception as err:  # torch raises many kinds (pickle, zip, key, size errors)
+    except ConfigError:
+        raise
+    except Exception as err:  # loaded safely, but missing keys or mismatched sizes
         raise ConfigError(f"cannot load torch checkpoint {path!r}: {err}") from err
     _check(meta, env_id, file)
     return torch_policy.TorchAgent(net, f"torch:{path}", sample=sample, seed=seed)
@@ -78,11 +80,16 @@ def load_sb3_agent(path: str, env_id: str, seed: int | None = None):
     meta_file = file.with_name(file.name + SB3_META)
     if not meta_file.is_file():
         raise ConfigError(f"sb3 checkpoint {path!r} has no {meta_file.name} beside it")
-    meta = json.loads(meta_file.read_text())
+    try:
+        meta = json.loads(meta_file.read_text())
+    except (ValueError, OSError) as err:
+        raise ConfigError(f"cannot read {str(meta_file)!r}: {err}") from None
+    if not isinstance(meta, dict):
+        raise ConfigError(f"{str(meta_file)!r} must hold a JSON object")
     _check(meta, env_id, file)
     try:
         with zipfile.ZipFile(file) as archive:
             weights = archive.read("policy.pth")
-    except (zipfile.BadZipFile, KeyError) as err:
+    except (zipfile.BadZipFile, KeyError, OSError) as err:
         raise ConfigError(f"{path!r} is not a Stable-Baselines3 zip with policy.pth") from err
     return sb3_policy.SB3Agent.from_weights(weights, meta, f"sb3:{path}")

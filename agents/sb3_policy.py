@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
-import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from agents.torch_policy import load_weights
+from envs.core.errors import ConfigError
 
 
 class SB3Agent:
@@ -27,8 +27,14 @@ class SB3Agent:
             lambda _: 0.0,
             net_arch=meta.get("net_arch"),
         )
-        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
-        policy.load_state_dict(state)
+        state = load_weights(weights, f"{name.removeprefix('sb3:')!r} policy.pth")
+        try:
+            policy.load_state_dict(state)
+        except (RuntimeError, TypeError, AttributeError) as err:
+            first = str(err).splitlines()[0]
+            raise ConfigError(
+                f"{name}: policy.pth does not fit the sidecar's network ({first})"
+            ) from None
         policy.set_training_mode(False)
         return cls(policy, name)
 

@@ -3,7 +3,11 @@
 A checkpoint is a ``torch.save`` of a plain dict (loadable with ``weights_only=True``)::
 
     {"format": "cauldron-torch-v1", "env_id": str, "obs_size": int, "num_actions": int,
-     "hidden": [int, ...], "state_size": int, "recurrent": int, "state_dict": {...}}
+     "hidden": [int, ...], "state_size": int, "recurrent": int, "state_dict": {...},
+     "num_players": int, "options": {...}}
+
+``num_players`` and ``options`` record what the policy was trained with (checkpoints written by
+the trainer; older ones lack them).
 
 ``state_size`` is 0 unless the critic is centralized (fed by ``state()``); ``recurrent`` is the
 size of the actor's GRU memory (0: none). The memory is per player: a policy that plays several
@@ -12,6 +16,8 @@ seats keeps one memory per seat.
 
 from __future__ import annotations
 
+import io
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +25,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from envs.core.errors import ConfigError
+
 FORMAT = "cauldron-torch-v1"
+# Lines of PyTorch's load errors that advise loading unsafely; never shown to a user.
+_UNSAFE_ADVICE = ("weights_only", "safe_globals", "Please ", "Check the documentation")
 
 
 def mlp(sizes: list[int]) -> nn.Sequential:
@@ -77,10 +87,44 @@ class PolicyNet(nn.Module):
         return self.critic(critic_input).squeeze(-1)
 
 
-def save_checkpoint(net: PolicyNet, env_id: str, path: Path, extra: dict | None = None) -> None:
-    """Write ``net`` for ``env_id`` in the checkpoint format above."""
+def save_atomically(data: Any, path: Path) -> None:
+    """``torch.save`` to a temporary file beside ``path``, then rename it over ``path``: a reader
+    (or a run killed mid-save) never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    torch.save(data, temporary)
+    os.replace(temporary, path)
+
+
+def load_weights(source: Path | bytes, what: str) -> Any:
+    """Tensors and plain data (dicts, lists, numbers, strings) saved with ``torch.save``, loaded
+    with ``weights_only=True`` so that nothing in the file can run code. Any failure (a file
+    that would unpickle other objects, a truncated or corrupt file) raises a one-line
+    :class:`ConfigError` naming ``what`` was loaded, without PyTorch's advice to load unsafely."""
+    try:
+        handle = io.BytesIO(source) if isinstance(source, bytes) else source
+        return torch.load(handle, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises many kinds (unpickling, zip, EOF, OS errors)
+        raise ConfigError(f"cannot load {what}: {_reason(err)}") from None
+
+
+def _reason(err: Exception) -> str:
+    """The part of a load error that says what is wrong with the file, on one line."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    if lines and lines[0].startswith("Weights only load failed"):
+        detail = [line for line in lines[1:] if not any(a in line for a in _UNSAFE_ADVICE)]
+        return (
+            "it holds objects other than tensors and plain data, refused without running them ("
+            + (" ".join(detail) or type(err).__name__)
+            + ")"
+        )
+    first = lines[0].split(". ")[0] if lines else type(err).__name__
+    return first.rstrip(".") + " (a truncated or damaged file?)"
+
+
+def save_checkpoint(net: PolicyNet, env_id: str, path: Path, extra: dict | None = None) -> None:
+    """Write ``net`` for ``env_id`` in the checkpoint format above (atomically)."""
+    save_atomically(
         {
             "format": FORMAT,
             "env_id": env_id,
@@ -93,10 +137,10 @@ def save_checkpoint(net: PolicyNet, env_id: str, path: Path, extra: dict | None 
 
 
 def load_checkpoint(path: Path) -> tuple[PolicyNet, dict[str, Any]]:
-    """The network and the metadata of a checkpoint, loaded with ``weights_only=True``."""
-    data = torch.load(path, map_location="cpu", weights_only=True)
+    """The network and the metadata of a checkpoint, loaded with :func:`load_weights`."""
+    data = load_weights(path, f"torch checkpoint {str(path)!r}")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a Cauldron PyTorch checkpoint ({FORMAT})")
+        raise ConfigError(f"{str(path)!r} is not a Cauldron PyTorch checkpoint ({FORMAT})")
     net = PolicyNet(
         data["obs_size"],
         data["num_actions"],

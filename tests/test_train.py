@@ -15,6 +15,7 @@ from eval.play import play_team
 from train import __main__ as train_cli
 from train.bridge import SingleAgentBridge
 from train.config import load_config, parse_config
+from train.runlog import read_metrics
 
 OPPONENTS = {
     "hexenflug_v0": ["random", "heuristic:cautious"],
@@ -54,6 +55,7 @@ def tiny(env_id: str, trainer: str, tmp_path, **extra) -> dict:
         ({"opponents": ["random"]}, "cooperative: opponents must be empty"),
         ({"minibatches": 7}, "divisible by minibatches"),
         ({"options": {"speed": 4}}, "unknown option"),
+        ({"hidden": [64, 0]}, r"hidden.1: Input should be greater than or equal to 1"),
     ],
 )
 def test_bad_train_configs_are_rejected_before_any_work(data, match):
@@ -98,8 +100,9 @@ def test_bridge_passes_sb3_check_env_and_masks_match(env_id):
 
 
 def test_end_of_game_reward_reaches_the_learner_when_another_seat_ends_it():
-    """Scripted Hexenflug: the learner lands and skips; the opponent's draw empties both piles,
-    which ends the game at once; the learner, with more cards in hand, wins the tie-break."""
+    """Scripted Hexenflug: the learner (who drew this turn) lands and skips; the opponent's draw
+    empties both piles, which ends the game at once; the learner, with more cards in hand, wins
+    the tie-break."""
 
     class AlwaysDraw:
         def reset(self, seed=None):
@@ -115,6 +118,7 @@ def test_end_of_game_reward_reaches_the_learner_when_another_seat_ends_it():
     game.hands[0] = list(range(10, 74))
     game.layouts[0][0] = [0]
     game.draw_pile, game.discard = [74], []
+    game.drew = True  # landing is offered only after a draw this turn
     bridge.aec.unwrapped._mask_key = None  # the state was edited by hand: recompute the mask
     obs, reward, terminated, _, _ = bridge.step(HA.LAND + 0)
     assert reward == 0.0 and not terminated
@@ -231,12 +235,12 @@ def test_cli_saves_config_and_resumes(tmp_path, capsys):
     row = table([folder]).splitlines()[2]
     assert row.startswith("| headless_horseman (2p) | torch | ") and "| 256 steps, " in row
     train_cli.main([str(path), "--quiet", "--set", "total_steps=512", "--set", "resume=true"])
-    steps = [int(line.split(",")[0]) for line in (folder / "metrics.csv").read_text().split()]
+    steps = [row[0] for row in read_metrics(folder / "metrics.csv")]
     assert max(steps) == 512 and steps.count(256) > 0 and steps.count(384) > 0
     train_cli.main([str(path), "--quiet"])  # a fresh run in the same folder: fresh logs
-    rows = (folder / "metrics.csv").read_text().split()
-    assert max(int(line.split(",")[0]) for line in rows) == 256
-    assert sum(",train/mean_return," in line for line in rows) == 2  # one per update
+    rows = read_metrics(folder / "metrics.csv")
+    assert max(row[0] for row in rows) == 256
+    assert sum(key == "train/mean_return" for _, key, _ in rows) == 2  # one per update
 
 
 def test_results_table_of_a_competitive_run(tmp_path, capsys):
@@ -271,6 +275,7 @@ def test_cli_set_overrides_are_validated_like_the_file(tmp_path, pair, match):
         train_cli.main([str(path), "--set", pair])
 
 
+@pytest.mark.slow
 def test_pytorch_trainer_beats_random_play(tmp_path):
     """Learning: 150k steps of PPO on the Headless Horseman (2 players) beat a random team."""
     config = parse_config(
@@ -334,8 +339,7 @@ def test_max_minutes_stops_training_early_and_still_saves(tmp_path, trainer):
     from train.runlog import RunLog
 
     checkpoint = module.train(config, RunLog(config.folder, quiet=True))
-    rows = (config.folder / "metrics.csv").read_text().split()
-    steps = [int(line.split(",")[0]) for line in rows]
+    steps = [row[0] for row in read_metrics(config.folder / "metrics.csv")]
     assert checkpoint.is_file() and max(steps) <= 2 * 128  # one or two updates, not 10**7 steps
 
 

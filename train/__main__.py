@@ -3,8 +3,10 @@
     python -m train configs/train/quickstart.yaml [--quiet] [--set key=value ...]
 
 The run folder ``<out>/<name>/`` receives the config, ``metrics.csv``, TensorBoard logs (``tb/``),
-checkpoints, ``final.pt`` or ``final.zip``, and the final evaluation (``evaluation/``: report,
-results and plots).
+checkpoints, ``train_state.pt``, ``final.pt`` or ``final.zip``, and the final evaluation
+(``evaluation/``: report, results and plots). The folder is locked while the run uses it; a fresh
+run clears what a previous run left there, ``resume: true`` continues it
+(:mod:`train.runfolder`).
 """
 
 from __future__ import annotations
@@ -19,21 +21,26 @@ from agents import HEURISTICS
 from envs.core.errors import ConfigError, run_command
 from eval import harness, report
 from eval.config import EvalConfig
-from train import fit
+from train import fit, runfolder
 from train.config import TrainConfig, load_config, parse_config
 from train.runlog import RunLog
 
 
-def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int = 2) -> dict:
-    """The trained agent beside every baseline, through the evaluation harness."""
+def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int | None = None) -> dict:
+    """The trained agent beside every baseline, through the evaluation harness, on the seeds
+    the baselines' reports use (from 0, like ``python -m eval``), so the trained agent and the
+    baselines play the same deals. ``workers`` defaults to 2 processes, or 1 for fewer than
+    100 games per pairing (starting the processes would take longer than the games)."""
     agents = [f"{config.trainer}:{checkpoint}", "random"]
     agents += [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
+    if workers is None:
+        workers = 1 if config.final_eval_games < 100 else 2
     eval_config = EvalConfig(
         env=config.env,
         players=[config.num_players],
         agents=agents,
         games=config.final_eval_games,
-        seed=1_000_000,
+        seed=0,
         workers=workers,
         options=config.options,
         out=str(config.folder),
@@ -71,13 +78,12 @@ def main(argv: list[str] | None = None) -> dict:
     if args.set:
         config = parse_config({**config.model_dump(), **overrides(args.set)}, args.config)
     folder = config.folder
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.yaml").write_text(yaml.safe_dump(config.model_dump(), sort_keys=False))
     if config.threads:
         torch.set_num_threads(config.threads)
-    log = RunLog(folder, quiet=args.quiet, resume=config.resume)
-    checkpoint = fit(config, log)
-    summary = final_evaluation(config, checkpoint)
+    with runfolder.claim(config):
+        (folder / "config.yaml").write_text(yaml.safe_dump(config.model_dump(), sort_keys=False))
+        checkpoint = fit(config, RunLog(folder, quiet=args.quiet))
+        summary = final_evaluation(config, checkpoint)
     print(report.main_table(summary))
     print(f"\ncheckpoint: {checkpoint}\nreport: {folder / 'evaluation' / 'report.md'}")
     return summary

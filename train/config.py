@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -53,7 +53,9 @@ class TrainConfig(BaseModel):
     ent_coef: float = Field(0.01, ge=0)
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
-    hidden: list[int] = Field([128, 128], min_length=1, description="hidden layer sizes")
+    hidden: list[Annotated[int, Field(ge=1)]] = Field(
+        [128, 128], min_length=1, description="hidden layer sizes (each at least 1)"
+    )
     centralized_critic: bool = Field(False, description="cooperative games: critic reads state()")
     recurrent: int = Field(0, ge=0, description="GRU memory size of the actor (0: none; torch)")
     opponents: list[str] = Field(

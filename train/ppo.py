@@ -30,6 +30,7 @@ from torch import nn
 
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
+from train import runfolder
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
 from train.runlog import RunLog
@@ -73,7 +74,9 @@ def evaluate(
 def train(config: TrainConfig, log: RunLog) -> Path:
     """Train, log, checkpoint; return the final checkpoint's path."""
     folder = config.folder
-    rng = np.random.default_rng(config.seed)
+    saved = runfolder.load_state(config)
+    start = int(saved["update"]) if saved else 0
+    rng = np.random.default_rng(runfolder.run_seed(config.seed, start))
     torch.manual_seed(config.seed)
     games = VectorGames(config)
     n_envs, n_steps = config.num_envs, config.rollout_steps
@@ -85,14 +88,12 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     memory_buf = torch.zeros(n_steps, n_envs, memory_size)
     rows = torch.arange(n_envs)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
-    start = 0
-    resume_file = folder / "train_state.pt"
-    if config.resume and resume_file.is_file():
-        saved = torch.load(resume_file, map_location="cpu", weights_only=True)
+    recent = deque(maxlen=100)
+    if saved:
         net.load_state_dict(saved["net"])
         optimizer.load_state_dict(saved["optimizer"])
-        start = int(saved["update"])
-        log.message(f"resumed at update {start}")
+        torch.set_rng_state(saved["torch_rng"])
+        recent.extend(saved["recent_returns"].tolist())
 
     obs_buf = torch.zeros(n_steps, n_envs, obs_size)
     critic_buf = torch.zeros(n_steps, n_envs, state_size) if state_size else obs_buf
@@ -103,13 +104,15 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     dones = torch.zeros(n_steps, n_envs)
     values = torch.zeros(n_steps, n_envs)
 
+    meta = {"num_players": config.num_players, "options": config.options}
     games.reset([int(rng.integers(2**31)) for _ in range(n_envs)])
     live = games.rows
     next_critic = live["critic"] if state_size else live["obs"]
-    recent = deque(maxlen=100)
     batch = n_envs * n_steps
     updates = math.ceil(config.total_steps / batch)
     log.start(total=updates * batch, done=start * batch)
+    if saved:
+        log.message(f"resumed at step {start * batch:,} (update {start})")
     deadline = config.deadline()
     for update in range(start, updates):
         began = time.perf_counter()
@@ -197,20 +200,23 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 seed=config.seed + 10_000 + update,
             )
             log.scalars(step, {f"eval/{k}": v for k, v in result.items()})
-            save_checkpoint(net, config.env, folder / "checkpoints" / f"step_{step}.pt")
-            torch.save(
+            save_checkpoint(net, config.env, folder / "checkpoints" / f"step_{step}.pt", meta)
+            runfolder.save_state(
+                config,
+                step,
                 {
                     "net": net.state_dict(),
                     "optimizer": optimizer.state_dict(),
                     "update": update + 1,
+                    "torch_rng": torch.get_rng_state(),
+                    "recent_returns": torch.tensor(list(recent), dtype=torch.float64),
                 },
-                resume_file,
             )
         if out_of_time:
             log.message(f"max_minutes reached after {step:,} steps")
             break
     games.close()
     final = folder / "final.pt"
-    save_checkpoint(net, config.env, final)
+    save_checkpoint(net, config.env, final, meta)
     log.finish()
     return final

@@ -15,14 +15,13 @@ final checkpoint being written. ``--readme`` rewrites the README's ``training`` 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 from pathlib import Path
 
 import yaml
 
 from envs.core.docs import update_file
-from train.runlog import plot_learning_curve
+from train.runlog import plot_learning_curve, read_metrics
 
 COOPERATIVE = (
     "| game | trainer | trained team [95% CI] | random team | best heuristic team [95% CI] "
@@ -48,7 +47,7 @@ def run_row(folder: Path) -> tuple[bool, str]:
     config = yaml.safe_load((folder / "config.yaml").read_text())
     results = json.loads((folder / "evaluation" / "results.json").read_text())
     trained = results["config"]["agents"][0]
-    steps = max(int(row[0]) for row in csv.reader((folder / "metrics.csv").open()))
+    steps = max(step for step, _, _ in read_metrics(folder / "metrics.csv"))
     final = next(p for p in (folder / "final.pt", folder / "final.zip") if p.is_file())
     minutes = (final.stat().st_mtime - (folder / "config.yaml").stat().st_mtime) / 60
     threads = config.get("threads") or "all"

@@ -5,40 +5,62 @@ from __future__ import annotations
 import csv
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
+
+if TYPE_CHECKING:
+    from torch.utils.tensorboard import SummaryWriter
+
+HEADER = ("step", "key", "value")
+
+
+def read_metrics(csv_path: Path) -> list[tuple[int, str, float]]:
+    """The ``(step, key, value)`` rows of a ``metrics.csv`` (none if there is no file; a file
+    from before the header row was written reads the same)."""
+    if not csv_path.is_file():
+        return []
+    with csv_path.open(newline="") as file:
+        return [(int(s), k, float(v)) for s, k, v in csv.reader(file) if (s, k, v) != HEADER]
 
 
 class RunLog:
     """Scalars go to ``<folder>/metrics.csv`` and TensorBoard (``<folder>/tb``); the progress
-    bar counts learner steps and shows the latest mean return and evaluation win rate."""
+    bar counts learner steps and shows the latest mean return and evaluation win rate.
 
-    def __init__(
-        self, folder: Path, quiet: bool = False, plot: bool = True, resume: bool = False
-    ) -> None:
-        """A fresh run (``resume`` off) starts new logs in place of any left in ``folder``."""
-        from torch.utils.tensorboard import SummaryWriter
+    ``metrics.csv`` has a header row and one row per scalar: ``step,key,value``."""
 
+    def __init__(self, folder: Path, quiet: bool = False, plot: bool = True) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        if not resume:
-            (folder / "metrics.csv").unlink(missing_ok=True)
-            shutil.rmtree(folder / "tb", ignore_errors=True)
-        self.writer = SummaryWriter(str(folder / "tb"))
+        self.folder = folder
         self.csv_path = folder / "metrics.csv"
         self.quiet, self.plot = quiet, plot
+        self.writer: SummaryWriter | None = None
         self.bar: tqdm | None = None
-        self.rows: list[dict[str, float]] = []
         self._done = 0
 
     def start(self, total: int, done: int = 0) -> None:
+        """Open the logs for a run that has ``done`` of ``total`` steps behind it: a run from
+        step 0 starts new logs; a resumed one keeps the rows up to ``done`` (the saved state) and
+        drops any written after it by a run that was stopped before its next save."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        if done:
+            keep = [row for row in read_metrics(self.csv_path) if row[0] <= done]
+        else:
+            keep = []
+            shutil.rmtree(self.folder / "tb", ignore_errors=True)
+        with self.csv_path.open("w", newline="") as file:
+            csv.writer(file).writerows([HEADER, *keep])
+        self.writer = SummaryWriter(str(self.folder / "tb"), purge_step=done + 1 if done else None)
         self.bar = tqdm(total=total, initial=done, unit="step", disable=self.quiet, desc="training")
         self._done = done
 
     def scalars(self, step: int, values: dict[str, float]) -> None:
+        if self.writer is None:
+            raise RuntimeError("RunLog.start must come before RunLog.scalars")
         for key, value in values.items():
             self.writer.add_scalar(key, value, step)
-        row = {"step": step, **values}
-        self.rows.append(row)
         with self.csv_path.open("a", newline="") as file:
             writer = csv.writer(file)
             for key, value in values.items():
@@ -62,7 +84,8 @@ class RunLog:
         ``metrics.csv``."""
         if self.bar is not None:
             self.bar.close()
-        self.writer.flush()
+        if self.writer is not None:
+            self.writer.close()
         if self.plot:
             plot_learning_curve(self.csv_path, self.csv_path.with_name("learning_curve.png"))
 
@@ -75,9 +98,8 @@ def plot_learning_curve(csv_path: Path, png: Path) -> None:
     import matplotlib.pyplot as plt
 
     series: dict[str, list[tuple[int, float]]] = {}
-    with csv_path.open() as file:
-        for step, key, value in csv.reader(file):
-            series.setdefault(key, []).append((int(step), float(value)))
+    for step, key, value in read_metrics(csv_path):
+        series.setdefault(key, []).append((step, value))
     fig, ax = plt.subplots(figsize=(7, 4))
     for key, label in (
         ("train/mean_return", "mean return (last 100 episodes)"),

@@ -1,21 +1,27 @@
 """Train sb3-contrib MaskablePPO through the single-agent bridge.
 
 The model is saved as ``final.zip`` with a ``final.zip.cauldron.json`` sidecar (env id, sizes,
-network) from which the ``sb3:`` agent rebuilds the policy out of its weights alone.
+network, player count, options) from which the ``sb3:`` agent rebuilds the policy out of its
+weights alone. The train state for ``resume`` is saved as tensors and plain data
+(:mod:`train.runfolder`), and a resume builds a fresh MaskablePPO from the config and loads
+them: SB3's own loader unpickles whatever the zip holds, so nothing here calls it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
 import numpy as np
+import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from agents.checkpoints import SB3_META
+from train import runfolder
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
 from train.runlog import RunLog
@@ -23,11 +29,12 @@ from train.vector import opponent_pool
 
 
 class _Progress(BaseCallback):
-    """Feeds the run log: returns after every rollout, evaluation and checkpoints."""
+    """Feeds the run log: returns after every rollout; every ``eval_every`` rollouts an
+    evaluation, a checkpoint and the train state."""
 
-    def __init__(self, config: TrainConfig, log: RunLog) -> None:
+    def __init__(self, config: TrainConfig, log: RunLog, returns: list[float]) -> None:
         super().__init__()
-        self.config, self.log, self.returns, self.rollouts = config, log, [], 0
+        self.config, self.log, self.returns, self.rollouts = config, log, returns, 0
         self.deadline = config.deadline()
         self.out_of_time = False
 
@@ -54,23 +61,46 @@ class _Progress(BaseCallback):
                 self.config,
                 self.config.folder / "checkpoints" / f"step_{self.num_timesteps}.zip",
             )
-            self.model.save(self.config.folder / "train_state.zip")
             result = evaluate_sb3(path, self.config, self.config.eval_games)
             self.log.scalars(self.num_timesteps, {f"eval/{k}": v for k, v in result.items()})
+            save_state(self.model, self.config, self.returns)
 
 
 def save(model: MaskablePPO, config: TrainConfig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
-    space = model.observation_space
+    """The model as an SB3 zip at ``path`` and its sidecar (what the ``sb3:`` agent reads),
+    each written atomically."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.parent.mkdir(parents=True, exist_ok=True)
+    with temporary.open("wb") as file:
+        model.save(file)
+    os.replace(temporary, path)
     meta = {
         "env_id": config.env,
-        "obs_size": int(space.shape[0]),
+        "obs_size": int(model.observation_space.shape[0]),
         "num_actions": int(model.action_space.n),
         "net_arch": list(config.hidden),
+        "num_players": config.num_players,
+        "options": config.options,
     }
-    path.with_name(path.name + SB3_META).write_text(json.dumps(meta))
+    sidecar = path.with_name(path.name + SB3_META)
+    temporary.write_text(json.dumps(meta))
+    os.replace(temporary, sidecar)
     return path
+
+
+def save_state(model: MaskablePPO, config: TrainConfig, returns: list[float]) -> None:
+    """The train state (:mod:`train.runfolder`) from the model's tensors and counters: policy
+    and optimizer state, update count, recent returns. Never SB3's own pickle-based save."""
+    runfolder.save_state(
+        config,
+        model.num_timesteps,
+        {
+            "policy": model.policy.state_dict(),
+            "optimizer": model.policy.optimizer.state_dict(),
+            "n_updates": model._n_updates,
+            "recent_returns": torch.tensor(returns[-100:], dtype=torch.float64),
+        },
+    )
 
 
 def evaluate_sb3(path: Path, config: TrainConfig, games: int) -> dict[str, float]:
@@ -82,45 +112,55 @@ def evaluate_sb3(path: Path, config: TrainConfig, games: int) -> dict[str, float
 
 
 def train(config: TrainConfig, log: RunLog) -> Path:
+    """Train MaskablePPO (built from the config, then given the saved tensors on a resume), log,
+    checkpoint; return the final model's path."""
+    saved = runfolder.load_state(config)
+    step = int(saved["step"]) if saved else 0
+    seed = runfolder.run_seed(config.seed, step)
     pool = opponent_pool(config)
     vec = DummyVecEnv(
         [
             (
                 lambda i=i: SingleAgentBridge(
-                    config.env, config.num_players, config.options, pool, seed=config.seed + i
+                    config.env, config.num_players, config.options, pool, seed=seed + i
                 )
             )
             for i in range(config.num_envs)
         ]
     )
-    state = config.folder / "train_state.zip"
-    if config.resume and state.is_file():
-        model = MaskablePPO.load(state, env=vec)
-        log.message(f"resumed at step {model.num_timesteps}")
-    else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec,
-            learning_rate=config.learning_rate,
-            n_steps=config.rollout_steps,
-            batch_size=config.num_envs * config.rollout_steps // config.minibatches,
-            n_epochs=config.epochs,
-            gamma=config.gamma,
-            gae_lambda=config.gae_lambda,
-            clip_range=config.clip,
-            ent_coef=config.ent_coef,
-            vf_coef=config.vf_coef,
-            max_grad_norm=config.max_grad_norm,
-            seed=config.seed,
-            device="cpu",
-            policy_kwargs={"net_arch": list(config.hidden)},
-        )
-    log.start(total=config.total_steps, done=model.num_timesteps)
-    model.learn(
-        config.total_steps - model.num_timesteps,
-        callback=_Progress(config, log),
-        reset_num_timesteps=False,
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec,
+        learning_rate=config.learning_rate,
+        n_steps=config.rollout_steps,
+        batch_size=config.num_envs * config.rollout_steps // config.minibatches,
+        n_epochs=config.epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        max_grad_norm=config.max_grad_norm,
+        seed=seed,
+        device="cpu",
+        policy_kwargs={"net_arch": list(config.hidden)},
     )
+    returns: list[float] = []
+    if saved:
+        model.policy.load_state_dict(saved["policy"])
+        model.policy.optimizer.load_state_dict(saved["optimizer"])
+        model.num_timesteps, model._n_updates = step, int(saved["n_updates"])
+        returns = saved["recent_returns"].tolist()
+    log.start(total=config.total_steps, done=step)
+    if saved:
+        log.message(f"resumed at step {step:,}")
+    if config.total_steps > step:
+        model.learn(
+            config.total_steps - step,
+            callback=_Progress(config, log, returns),
+            reset_num_timesteps=False,
+        )
+    save_state(model, config, returns)
     final = save(model, config, config.folder / "final.zip")
     log.finish()
     return final
