@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 import torch
 
-import envs
 from agents.hexenflug_heuristic import cautious, greedy
 from envs.hexenflug import actions as A
 from envs.hexenflug.batched import BatchedHexenflug, from_reference, to_reference
 from envs.hexenflug.encoding import Encoder
 from envs.hexenflug.options import HexenflugOptions
+from envs.hexenflug.phases import Phase
 from envs.hexenflug.rules import HexenflugRules, State
 
 CPU = torch.device("cpu")
@@ -45,15 +45,21 @@ def engines(n: int, options: dict) -> tuple[HexenflugRules, Encoder, BatchedHexe
     return rules, Encoder(rules), BatchedHexenflug(rules, CPU)
 
 
-def reference_states(rules: HexenflugRules, encoder: Encoder, policy: str, count: int, seed: int):
-    """``count`` states of reference games (random or heuristic play), with deep copies."""
+def reference_states(
+    rules: HexenflugRules, encoder: Encoder, policy: str, count: int, seed: int
+) -> list[State]:
+    """``count`` states (deep copies) met in reference games of random or heuristic play: half
+    the rare ones (black-cat discards, examinations, a last card in the draw pile) and a tenth of
+    the others, so that the few thousand states of the default run reach every rule."""
     rng = np.random.default_rng(seed)
     players = [cautious(), greedy()]
     states: list[State] = []
     while len(states) < count:
         state = rules.new_game(np.random.default_rng(int(rng.integers(2**31))), 0)
         while not rules.is_over(state) and len(states) < count and state.turns < 400:
-            states.append(copy.deepcopy(state))
+            rare = state.phase in (Phase.CAT_DISCARD, Phase.EXAM_BUILD) or len(state.draw_pile) < 3
+            if rng.random() < (0.5 if rare else 0.1):
+                states.append(copy.deepcopy(state))
             mask = rules.legal_mask(state)
             if policy == "random":
                 action = int(rng.choice(np.flatnonzero(mask)))
@@ -64,13 +70,20 @@ def reference_states(rules: HexenflugRules, encoder: Encoder, policy: str, count
     return states
 
 
-def check_transitions(n: int, options: dict, policy: str, count: int, seed: int) -> int:
-    """Apply every legal action of ``count`` reference states with both engines and compare;
-    return the number of transitions checked."""
+def check_transitions(
+    n: int, options: dict, policy: str, count: int, seed: int, per_state: int = 167
+) -> int:
+    """Apply up to ``per_state`` legal actions (drawn at random) of each of ``count`` reference
+    states with both engines and compare; return the number of transitions checked."""
     rules, encoder, game = engines(n, options)
     states = reference_states(rules, encoder, policy, count, seed)
-    pairs = [(s, a) for s in states for a in np.flatnonzero(rules.legal_mask(s)).tolist()]
-    batch = from_reference([copy.deepcopy(s) for s, _ in pairs], game)
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for s in states:
+        legal = np.flatnonzero(rules.legal_mask(s))
+        picked = rng.choice(legal, min(per_state, len(legal)), replace=False)
+        pairs += [(s, int(a)) for a in sorted(picked)]
+    batch = from_reference([s for s, _ in pairs], game)
     mask_before = game.legal_mask(batch)
     actions = torch.tensor([a for _, a in pairs])
     generator = torch.Generator().manual_seed(seed)
@@ -98,27 +111,25 @@ def check_transitions(n: int, options: dict, policy: str, count: int, seed: int)
     return len(pairs)
 
 
-@pytest.mark.parametrize("policy", ["random", "heuristic"])
-@pytest.mark.parametrize("n, options", CASES)
-def test_conversion_round_trip_is_lossless(n, options, policy):
-    rules, encoder, game = engines(n, options)
-    states = reference_states(rules, encoder, policy, 150, seed=n)
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_conversion_round_trip_is_lossless(n):
+    rules, encoder, game = engines(n, OPTION_SETS[n % len(OPTION_SETS)])
+    states = reference_states(rules, encoder, "random", 100, seed=n)
+    states += reference_states(rules, encoder, "heuristic", 100, seed=n)
     batch = from_reference(states, game)
     for row, state in enumerate(states):
         back = to_reference(batch, row, state.rng)
         assert canonical(back) == canonical(state)
         again = from_reference([back], game)
-        assert all(
-            torch.equal(getattr(again, f)[0], getattr(batch, f)[row]) for f in vars(again)
-        )
+        assert all(torch.equal(getattr(again, f)[0], getattr(batch, f)[row]) for f in vars(again))
 
 
 @pytest.mark.parametrize("policy", ["random", "heuristic"])
 @pytest.mark.parametrize("n, options", CASES)
 def test_every_transition_equals_the_reference(n, options, policy):
-    """Every legal action of ~100 states per case: next state, rewards, observation, mask and
+    """Up to 4 legal actions of 80 states per case: next state, rewards, observation, mask and
     ``state()`` equal the reference's (the draw pile's order only where a reshuffle drew)."""
-    assert check_transitions(n, options, policy, 100, seed=7 * n) > 100
+    assert check_transitions(n, options, policy, 80, seed=7 * n, per_state=4) > 80
 
 
 @pytest.mark.slow
