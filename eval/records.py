@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +134,16 @@ class EventLog:
         return events
 
 
+def changed_options(options: Any) -> dict[str, Any]:
+    """The fields of an env's options dataclass that differ from their defaults (as JSON)."""
+    defaults = type(options)()
+    return {
+        f.name: jsonable(getattr(options, f.name))
+        for f in fields(options)
+        if getattr(options, f.name) != getattr(defaults, f.name)
+    }
+
+
 def _ended(env) -> bool:
     return all(env.terminations[a] or env.truncations[a] for a in env.agents)
 
@@ -154,14 +164,14 @@ class Recorder:
     """Wraps an AEC env (from :func:`envs.make`) and records every game played through it.
 
     Play as usual (``reset``, ``agent_iter``, ``last``, ``step``); call :meth:`next_game` before
-    ``reset`` to name the seats' agents and add ``meta``. After the game's last decision,
+    ``reset`` to name the seats' agents and add ``meta``. The header keeps the env's options that
+    differ from their defaults. After the game's last decision,
     :attr:`record` holds the finished :class:`GameRecord`.
     """
 
-    def __init__(self, env, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, env) -> None:
         self.env = env
         self.env_id = env.unwrapped.metadata["name"]
-        self.options = dict(options or {})
         self.seat_agents: list[str] = []
         self.meta: dict[str, Any] = {}
         self.record: GameRecord | None = None
@@ -184,7 +194,7 @@ class Recorder:
             "version": VERSION,
             "env": self.env_id,
             "players": base.rules.num_players,
-            "options": jsonable(self.options),
+            "options": changed_options(base.options),
             "seed": int(seed),
             "agents": self.seat_agents or list(base.possible_agents),
             "meta": jsonable(self.meta),

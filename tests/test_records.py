@@ -1,0 +1,198 @@
+"""Game records (issue 13): format, replay check, size budget and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import envs
+from agents import HEURISTICS, make_agent
+from eval import records
+from eval.play import play_game
+
+BUDGET = 200  # bytes per step, on average (issue 13)
+
+
+def record_games(env_id: str, spec: str, seeds, players: int = 3, **options):
+    """Play ``seeds`` with ``spec`` in every seat through a Recorder; (records, results)."""
+    env = records.Recorder(envs.make(env_id, num_players=players, **options))
+    agents = {a: make_agent(spec, env_id) for a in env.possible_agents}
+    games, results = [], []
+    for seed in seeds:
+        env.next_game([spec] * players, {"test": True})
+        results.append(play_game(env, agents, seed))
+        games.append(env.record)
+    return games, results
+
+
+def specs(env_id: str) -> list[str]:
+    return ["random"] + [f"heuristic:{h}" for h in HEURISTICS.get(env_id, {})]
+
+
+def written(tmp_path, games, name="games.jsonl") -> list[str]:
+    path = records.write_games(tmp_path / name, games)
+    return path.read_text().splitlines()
+
+
+def replay_many(env_id: str, spec: str, games: int) -> None:
+    recorded, results = record_games(env_id, spec, range(games))
+    for game, result in zip(recorded, results, strict=True):
+        assert game.end["returns"] == list(result.returns.values())
+        assert game.end["steps"] == result.steps
+        assert records.check(game) == result.steps
+
+
+@pytest.mark.parametrize("env_id", envs.ids())
+def test_records_replay_bit_exactly_and_fit_the_budget(env_id, tmp_path):
+    games = []
+    for spec in specs(env_id):
+        recorded, _ = record_games(env_id, spec, range(3))
+        games += recorded
+    lines = written(tmp_path, games)
+    assert all(isinstance(json.loads(line), dict) for line in lines)  # a plain JSON reader
+    back = records.read_games(tmp_path / "games.jsonl")
+    assert [g.header for g in back] == [g.header for g in games]
+    assert back[0].header["env"] == env_id and back[0].header["version"] == records.VERSION
+    for game in back:
+        assert records.check(game) == len(game.steps) > 0
+        assert len(game.end["state_sha256"]) == 64
+    assert records.bytes_per_step(back) < BUDGET
+
+
+@pytest.mark.parametrize("env_id", envs.ids())
+def test_replay_of_small_batches(env_id):
+    for spec in specs(env_id):
+        replay_many(env_id, spec, 4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", envs.ids())
+def test_replay_of_a_thousand_games(env_id):
+    for spec in specs(env_id):
+        replay_many(env_id, spec, 1000)
+
+
+def test_truncated_games_and_options_replay():
+    env_id = envs.ids()[0]
+    games, _ = record_games(env_id, "random", [1], max_steps=7)
+    assert games[0].end["truncated"] and len(games[0].steps) < 7 + 3  # whole simultaneous steps
+    assert games[0].header["options"] == {"max_steps": 7}
+    assert records.check(games[0]) == len(games[0].steps)
+
+
+def test_penalty_game_replays():
+    env_id = envs.ids()[0]
+    env = records.Recorder(envs.make(env_id, num_players=2, illegal_action="penalty"))
+    env.reset(seed=3)
+    mask = env.last()[0]["action_mask"]
+    env.step(int(mask.argmin()))  # an illegal action ends the game with the penalty
+    assert env.record is not None and env.record.end["terminated"]
+    assert records.check(env.record) == 1
+
+
+def test_a_recorded_game_needs_a_seed():
+    env = records.Recorder(envs.make(envs.ids()[0], num_players=2))
+    with pytest.raises(ValueError, match="seed"):
+        env.reset()
+
+
+@pytest.fixture
+def record_file(tmp_path):
+    """A written two-game record of the first game id, as (path, lines)."""
+    games, _ = record_games(envs.ids()[0], "random", [5, 6])
+    return tmp_path / "games.jsonl", written(tmp_path, games)
+
+
+def rewrite(path, lines) -> None:
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_another_format_version_is_refused_with_file_and_line(record_file):
+    path, lines = record_file
+    header = json.loads(lines[0])
+    header["version"] = records.VERSION + 1
+    rewrite(path, [json.dumps(header), *lines[1:]])
+    with pytest.raises(records.RecordError, match=r"games.jsonl, line 1: .*version 2"):
+        records.read_games(path)
+
+
+def test_an_unknown_env_id_is_refused(record_file):
+    path, lines = record_file
+    header = json.loads(lines[0])
+    header["env"] = "hocus_pocus_v99"
+    rewrite(path, [json.dumps(header), *lines[1:]])
+    with pytest.raises(records.RecordError, match="line 1: env id 'hocus_pocus_v99' is not"):
+        records.read_games(path)
+
+
+def test_a_truncated_record_names_the_last_line_and_step(record_file):
+    path, lines = record_file
+    second = records.read_games(path)[1]
+    rewrite(path, lines[:-3])  # the end line and the last two steps are gone
+    with pytest.raises(records.RecordError, match="the record is truncated") as err:
+        records.read_games(path)
+    assert (err.value.line, err.value.step) == (len(lines) - 3, len(second.steps) - 2)
+
+
+def test_an_illegal_action_is_reported_with_line_and_step(record_file):
+    path, lines = record_file
+    env = envs.make(envs.ids()[0], num_players=3)
+    env.reset(seed=5)
+    illegal = int(env.last()[0]["action_mask"].argmin())
+    step = json.loads(lines[1])
+    step["a"] = illegal
+    rewrite(path, [lines[0], json.dumps(step), *lines[2:]])
+    game = records.read_games(path)[0]
+    with pytest.raises(records.RecordError, match=r"line 2, step 0: action \d+ is illegal"):
+        records.check(game)
+
+
+def test_an_edited_action_is_caught(record_file):
+    """Another legal action at step 0 changes its name, rewards, events or later steps."""
+    path, lines = record_file
+    env = envs.make(envs.ids()[0], num_players=3)
+    env.reset(seed=5)
+    step = json.loads(lines[1])
+    other = [a for a in env.unwrapped.legal_actions() if a != step["a"]][0]
+    step["a"] = other
+    rewrite(path, [lines[0], json.dumps(step), *lines[2:]])
+    with pytest.raises(records.RecordError, match=r"games.jsonl, line \d+, step \d+: "):
+        records.check(records.read_games(path)[0])
+
+
+def test_an_edited_reward_is_caught_at_its_step(record_file):
+    path, lines = record_file
+    step = json.loads(lines[3])
+    step["r"] = [5.0, 0.0, 0.0]
+    rewrite(path, [*lines[:3], json.dumps(step), *lines[4:]])
+    with pytest.raises(records.RecordError, match=r"line 4, step 2: rewards .* differ"):
+        records.check(records.read_games(path)[0])
+
+
+def test_an_edited_final_hash_is_caught(record_file):
+    path, lines = record_file
+    games = records.read_games(path)
+    games[1].end["state_sha256"] = "0" * 64
+    records.write_games(path, games)
+    records.check(records.read_games(path)[0])
+    with pytest.raises(records.RecordError, match=r"final state_sha256"):
+        records.check(records.read_games(path)[1])
+
+
+def test_bad_json_and_bad_fields_name_the_line(record_file):
+    path, lines = record_file
+    rewrite(path, [lines[0], "{not json", *lines[2:]])
+    with pytest.raises(records.RecordError, match="line 2, step 0: not valid JSON"):
+        records.read_games(path)
+    rewrite(path, [lines[0], '{"s": 0, "a": "x", "n": "?"}', *lines[2:]])
+    with pytest.raises(records.RecordError, match="line 2, step 0: step field 'a' must be"):
+        records.read_games(path)
+    rewrite(path, ['{"hello": 1}'])
+    with pytest.raises(records.RecordError, match="line 1: expected a game header"):
+        records.read_games(path)
+
+
+def test_a_missing_file_is_a_record_error(tmp_path):
+    with pytest.raises(records.RecordError, match="no such record file"):
+        records.read_games(tmp_path / "none.jsonl")
