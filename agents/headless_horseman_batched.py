@@ -1,0 +1,80 @@
+"""Batched Headless Horseman baselines: observation and mask tensors in, one action per game out.
+
+Each policy follows its reference agent exactly: :class:`BatchedFocal` picks the action
+``agents.headless_horseman_heuristic.HeadlessHorsemanHeuristic`` picks on the same observation,
+:class:`BatchedRandom` draws uniformly among the legal actions as ``RandomAgent`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from agents.headless_horseman_heuristic import (
+    LAYOUT,
+    MATCH_BONUS,
+    RIDE_COST,
+    landing_value,
+)
+from envs.headless_horseman import components as C
+
+
+class BatchedRandom:
+    """Uniformly random legal actions from a seeded ``torch.Generator``."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None, device: Any = "cpu") -> None:
+        self.generator = torch.Generator(device=device)
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is None:
+            self.generator.seed()
+        else:
+            self.generator.manual_seed(seed)
+
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        """``[B]`` int64: a uniformly random legal action per game (the largest of uniform keys
+        over the legal actions)."""
+        keys = torch.rand(mask.shape, generator=self.generator, device=mask.device)
+        return torch.where(mask, keys, -1.0).argmax(dim=1)
+
+
+class BatchedFocal:
+    """The focal heuristic (``heuristic:focal``) for B observations at once: every number's
+    landing value from Ichabod's space (a table built with the reference's ``landing_value``),
+    a bonus for a number that matches the row, a cost for the Horseman's ride; the first card
+    of the highest score, as the reference's ``max`` over the legal cards in order."""
+
+    name = "heuristic:focal"
+
+    def __init__(self, seed: int | None = None, device: Any = "cpu") -> None:
+        spaces = C.BOARD.bridge + 1
+        values = [
+            [landing_value(p, top) for top in range(1, C.NUM_TOPS + 1)] for p in range(spaces)
+        ]
+        self.values = torch.tensor(values, dtype=torch.float64, device=device)  # [space, top]
+        self.card_top = torch.tensor([C.top_of(c) - 1 for c in range(C.NUM_CARDS)], device=device)
+        bottoms = torch.tensor([C.bottom_of(c) for c in range(C.NUM_CARDS)], device=device)
+        self.speed_icon = bottoms == C.SPEED_ICON
+        self.bottom = bottoms.double()
+
+    def reset(self, seed: int | None = None) -> None:
+        """No memory between decisions and no chance."""
+
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        """``[B]`` int64: the focal card of each game (the top card when it is the only play)."""
+        position = observation[:, LAYOUT["ichabod"]].argmax(dim=1)
+        in_row = (observation[:, LAYOUT["row_tops"]] > 0).double()  # [B, 6]
+        speed = observation[:, LAYOUT["speed_tile"]].double() * 4  # [B, 1]
+        ride = torch.where(self.speed_icon, speed, self.bottom)  # [B, 30]
+        value = self.values[position][:, self.card_top]  # [B, 30]
+        score = value + MATCH_BONUS * in_row[:, self.card_top] - RIDE_COST * ride
+        score = torch.cat([score, torch.zeros_like(score[:, :1])], dim=1)
+        return torch.where(mask, score, -torch.inf).argmax(dim=1)

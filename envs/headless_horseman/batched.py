@@ -1,0 +1,558 @@
+"""Return of the Headless Horseman for B games at once, as tensors (the batched engine).
+
+The same rules as ``rules.py``, function for function (``new_games``, ``apply``, ``apply_joint``,
+``_resolve_turn``, ``_move_ichabod``, ``_split``, ``_move_horseman``, ``_to_next_blank``,
+``_flip``, ``_draw``, ``_begin_round``), over :class:`BatchedState`, whose fields are those of
+``rules.State`` with a batch dimension first. Piles and hands are fixed-size tensors padded with
+``-1`` beside a size; every rule runs for the whole batch and a ``live`` mask ([B] bool) says
+which games it applies to, so no Python ``if`` looks at one game's data. Chance (spins, the
+``reshuffle`` option's shuffles, deals) comes from the ``torch.Generator`` passed in.
+
+The reference rules stay the specification: ``tests/test_headless_horseman_batched.py`` converts
+reference states with :func:`from_reference` / :func:`to_reference` and checks every chance-free
+transition, the observations, masks and ``state()`` against them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import torch
+
+from envs.core.batched import shuffled_decks
+from envs.headless_horseman import actions as A
+from envs.headless_horseman import components as C
+from envs.headless_horseman.phases import Phase
+from envs.headless_horseman.rules import HeadlessHorsemanRules, State
+
+HAND_SLOTS = C.HAND_SIZE  # a hand never holds more: only a one-card hand draws, at most 3
+ROW_SLOTS = C.NUM_TOPS + C.MAX_PLAYERS  # at most one card per top before the matching round
+N = C.NUM_CARDS
+T = len(C.TOKENS)
+PLAY, OVER = int(Phase.PLAY), int(Phase.OVER)
+BLANK, SECRET, TREE, SCARE = range(4)  # kinds of space
+
+
+@dataclasses.dataclass
+class BatchedState:
+    """B games; the fields of ``rules.State`` (seats absolute, piles' tops at ``size - 1``).
+
+    ``hands [B, n, 4]``, ``draw_pile [B, 30]``, ``discard [B, 30]`` and ``row [B, 10]`` hold card
+    ids in list order, ``-1`` past their end; ``draw_pile_size``, ``discard_size`` and
+    ``row_size`` count them. ``pending [B, n]``: each seat's hidden choice this play round, or
+    ``-1``. ``tokens [B, 8]``: Scare tokens in flip order. The rest are ``[B]`` int64."""
+
+    hands: torch.Tensor
+    draw_pile: torch.Tensor
+    draw_pile_size: torch.Tensor
+    tokens: torch.Tensor
+    ichabod: torch.Tensor
+    horseman: torch.Tensor
+    discard: torch.Tensor
+    discard_size: torch.Tensor
+    row: torch.Tensor
+    row_size: torch.Tensor
+    flipped: torch.Tensor
+    pending: torch.Tensor
+    actor: torch.Tensor
+    phase: torch.Tensor
+    outcome: torch.Tensor
+    turns: torch.Tensor
+    rounds: torch.Tensor
+
+
+# ----------------------------------------------------------------------------- conversion
+def _padded(cards: list[int], size: int, what: str) -> list[int]:
+    if len(cards) > size:
+        raise ValueError(f"{what} holds {len(cards)} cards; the batched engine keeps {size}")
+    return list(cards) + [-1] * (size - len(cards))
+
+
+def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
+    """The reference ``states`` as the rows of one :class:`BatchedState` on ``device``."""
+    n = len(states[0].hands)
+
+    def rows(values: list) -> torch.Tensor:
+        return torch.tensor(values, dtype=torch.int64, device=device)
+
+    return BatchedState(
+        hands=rows([[_padded(h, HAND_SLOTS, "a hand") for h in s.hands] for s in states]),
+        draw_pile=rows([_padded(s.draw_pile, N, "the draw pile") for s in states]),
+        draw_pile_size=rows([len(s.draw_pile) for s in states]),
+        tokens=rows([s.tokens for s in states]),
+        ichabod=rows([s.ichabod for s in states]),
+        horseman=rows([s.horseman for s in states]),
+        discard=rows([_padded(s.discard, N, "the discard pile") for s in states]),
+        discard_size=rows([len(s.discard) for s in states]),
+        row=rows([_padded(s.row, ROW_SLOTS, "the row") for s in states]),
+        row_size=rows([len(s.row) for s in states]),
+        flipped=rows([s.flipped for s in states]),
+        pending=rows([[s.pending.get(seat, -1) for seat in range(n)] for s in states]),
+        actor=rows([s.actor for s in states]),
+        phase=rows([int(s.phase) for s in states]),
+        outcome=rows([s.outcome for s in states]),
+        turns=rows([s.turns for s in states]),
+        rounds=rows([s.rounds for s in states]),
+    )
+
+
+def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
+    """Game ``row`` of ``state`` as a reference ``State`` drawing its chance from ``rng`` (its
+    log starts empty)."""
+
+    def cards(values: torch.Tensor, size: torch.Tensor | None = None) -> list[int]:
+        listed = values[row].tolist()
+        return listed[: int(size[row])] if size is not None else [c for c in listed if c >= 0]
+
+    pending = state.pending[row].tolist()
+    return State(
+        hands=[[c for c in hand if c >= 0] for hand in state.hands[row].tolist()],
+        draw_pile=cards(state.draw_pile, state.draw_pile_size),
+        tokens=state.tokens[row].tolist(),
+        rng=rng,
+        ichabod=int(state.ichabod[row]),
+        horseman=int(state.horseman[row]),
+        discard=cards(state.discard, state.discard_size),
+        row=cards(state.row, state.row_size),
+        flipped=int(state.flipped[row]),
+        pending={seat: a for seat, a in enumerate(pending) if a >= 0},
+        actor=int(state.actor[row]),
+        phase=Phase(int(state.phase[row])),
+        outcome=int(state.outcome[row]),
+        turns=int(state.turns[row]),
+        rounds=int(state.rounds[row]),
+    )
+
+
+# ----------------------------------------------------------------------------- the engine
+def landing_passes(board: C.Board) -> int:
+    """The most passes of :meth:`BatchedHeadlessHorseman._move_ichabod` a move can need: one per
+    space Ichabod lands on in a chain (a secret path's end, a tree's spin), on ``board``."""
+    passes: dict[int, int] = {}
+    secret = dict(board.secret_paths)
+    for space in range(board.bridge, board.farm - 1, -1):
+        more = 0
+        if space in secret:
+            more = passes[min(secret[space], board.bridge)]
+        elif space in board.tree_spaces:
+            more = max(
+                1
+                if space < board.split_tree <= space + spin
+                else passes[min(space + spin, board.bridge)]
+                for spin in C.SPINNER
+            )
+        passes[space] = 1 + more
+    return max(passes.values())
+
+
+class BatchedHeadlessHorseman:
+    """The rules of one reference ``HeadlessHorsemanRules`` (player count, options, board) for
+    B games at once; follows :class:`envs.core.batched.BatchedGame`."""
+
+    cooperative = True
+    num_actions = A.NUM_ACTIONS
+
+    def __init__(self, rules: HeadlessHorsemanRules, encoder: Any, device: Any) -> None:
+        self.rules = rules
+        self.num_players = n = rules.num_players
+        self.options = rules.options
+        self.board = board = rules.board
+        self.device = device
+        self.observation_layout = encoder.observation_layout
+        self.state_layout = encoder.state_layout
+        self.observation_size = encoder.observation_layout.size
+        self.state_size = encoder.state_layout.size
+
+        def tensor(values: Any) -> torch.Tensor:
+            return torch.tensor(values, dtype=torch.int64, device=device)
+
+        kinds = [BLANK] * (board.bridge + 1)
+        secret_end = list(range(board.bridge + 1))
+        for start, end in board.secret_paths:
+            kinds[start], secret_end[start] = SECRET, end
+        for space in board.tree_spaces:
+            kinds[space] = TREE
+        for space in board.scare_spaces:
+            kinds[space] = SCARE
+        self.space_kind = tensor(kinds)
+        self.secret_end = tensor(secret_end)
+        next_blank = []
+        for space in range(board.bridge + 1):
+            ahead = min(space + 1, board.bridge)
+            while not board.is_blank(ahead):
+                ahead += 1
+            next_blank.append(ahead)
+        self.next_blank = tensor(next_blank)
+        self.green_path_end = tensor((0, *board.green_path_end))  # by spin 1..3
+        self.spinner = tensor(C.SPINNER)
+        self.top = tensor([C.top_of(c) for c in range(N)] + [0])  # index -1: no card
+        speed = self.options.speed_tile
+        ride = [speed if C.bottom_of(c) == C.SPEED_ICON else C.bottom_of(c) for c in range(N)]
+        self.ride = tensor([*ride, 0])
+        self.is_pumpkin = torch.tensor([t in C.PUMPKINS for t in range(T)], device=device)
+        self.handless = torch.tensor([s in rules.handless for s in range(n)], device=device)
+        self.seat_ids = seats = torch.arange(n, device=device)
+        # relative[me, seat]: how many places to the left of ``me`` ``seat`` sits
+        self.relative = (seats[None, :] - seats[:, None]) % n
+        self.passes = landing_passes(board)
+        self.card_slots = torch.arange(N, device=device)[None, :]
+        self.token_slots = torch.arange(T, device=device)[None, :]
+        self.hand_slots = torch.arange(HAND_SLOTS, device=device)
+
+    # ----------------------------------------------------------------- setup
+    def new_games(
+        self, rows: int, generator: torch.Generator, start_seat: torch.Tensor | None = None
+    ) -> BatchedState:
+        """Set Up: Ichabod at the farm, the Horseman at his start, Scare tokens face down and
+        mixed, the cards shuffled, four cards for every player who holds a hand (dealt from the
+        pile's top, seat by seat). ``start_seat`` has no effect: everyone plays every round."""
+        n, dev = self.num_players, self.device
+        pile = shuffled_decks(rows, N, generator, dev)
+        hands = torch.full((rows, n, HAND_SLOTS), -1, dtype=torch.int64, device=dev)
+        size = N
+        for seat in range(n):
+            if seat not in self.rules.handless:
+                hands[:, seat] = pile[:, size - C.HAND_SIZE : size].flip(1)
+                size -= C.HAND_SIZE
+        pile[:, size:] = -1
+        zeros = torch.zeros(rows, dtype=torch.int64, device=dev)
+        return BatchedState(
+            hands=hands,
+            draw_pile=pile,
+            draw_pile_size=zeros + size,
+            tokens=shuffled_decks(rows, T, generator, dev),
+            ichabod=zeros + self.board.farm,
+            horseman=zeros + self.board.horseman_start,
+            discard=torch.full((rows, N), -1, dtype=torch.int64, device=dev),
+            discard_size=zeros.clone(),
+            row=torch.full((rows, ROW_SLOTS), -1, dtype=torch.int64, device=dev),
+            row_size=zeros.clone(),
+            flipped=zeros.clone(),
+            pending=torch.full((rows, n), -1, dtype=torch.int64, device=dev),
+            actor=zeros.clone(),
+            phase=zeros + PLAY,
+            outcome=zeros.clone(),
+            turns=zeros + 1,
+            rounds=zeros + 1,
+        )
+
+    # ----------------------------------------------------------------- queries
+    def acting_seat(self, state: BatchedState) -> torch.Tensor:
+        return state.actor
+
+    def is_over(self, state: BatchedState) -> torch.Tensor:
+        return state.phase == OVER
+
+    def is_truncated(self, state: BatchedState) -> torch.Tensor:
+        """A game always ends by its rules."""
+        return torch.zeros_like(state.phase, dtype=torch.bool)
+
+    def mid_step(self, state: BatchedState) -> torch.Tensor:
+        """Some seat has chosen and the play round waits for the others."""
+        return (state.pending >= 0).any(dim=1)
+
+    def pumpkins_up(self, state: BatchedState) -> torch.Tensor:
+        """``[B]`` pumpkin tokens among the face-up ones."""
+        up = self.token_slots < state.flipped[:, None]
+        return (up & self.is_pumpkin[state.tokens]).sum(dim=1)
+
+    def figures(self, state: BatchedState) -> dict[str, torch.Tensor]:
+        """The reference ``info``: progress, scares, pumpkins, turns, outcome."""
+        return {
+            "progress": state.ichabod.clone(),
+            "scares": state.flipped.clone(),
+            "pumpkins": self.pumpkins_up(state),
+            "turns": state.turns.clone(),
+            "outcome": state.outcome.clone(),
+        }
+
+    def legal_mask_for(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
+        """``[B, 31]`` bool: the cards in ``seat``'s hand; a seat without a hand plays the draw
+        pile's top card; nothing once the game is over."""
+        rows = torch.arange(len(seat), device=self.device)
+        hand = state.hands[rows, seat]  # [B, 4]
+        mask = torch.zeros(len(seat), A.NUM_ACTIONS + 1, dtype=torch.bool, device=self.device)
+        mask.scatter_(1, torch.where(hand >= 0, hand, A.NUM_ACTIONS), True)
+        mask[:, A.PLAY_TOP] = hand[:, 0] < 0
+        return mask[:, : A.NUM_ACTIONS] & (state.phase == PLAY)[:, None]
+
+    def legal_mask(self, state: BatchedState) -> torch.Tensor:
+        return self.legal_mask_for(state, state.actor)
+
+    # ----------------------------------------------------------------- transitions
+    def apply(
+        self, state: BatchedState, actions: torch.Tensor, generator: torch.Generator
+    ) -> torch.Tensor:
+        """AEC order (``SimultaneousRules.apply``): record the actor's hidden choice; the last
+        seat's choice resolves the play round (:meth:`apply_joint`). Returns ``[B, n]``."""
+        live = state.phase == PLAY
+        chosen = live[:, None] & (self.seat_ids[None, :] == state.actor[:, None])
+        state.pending = torch.where(chosen, actions[:, None], state.pending)
+        last = live & (state.actor == self.num_players - 1)
+        state.actor = torch.where(live & ~last, state.actor + 1, state.actor)
+        if not bool(last.any()):  # no game completes its play round: nothing more to do
+            return torch.zeros(len(actions), self.num_players, device=self.device)
+        joint = state.pending
+        state.pending = torch.where(last[:, None], -1, state.pending)
+        state.actor = torch.where(last, 0, state.actor)
+        return self.apply_joint(state, joint, generator, last)
+
+    def apply_joint(
+        self,
+        state: BatchedState,
+        actions: torch.Tensor,
+        generator: torch.Generator,
+        live: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Flip and Match Numbers in the Row: every choice (``actions [B, n]``) goes face up into
+        the row, in seat order (a top card drawn for each seat playing from the pile); with a
+        match among all row cards, Ichabod and then the Horseman move (:meth:`_resolve_turn`);
+        otherwise everyone plays again. Only ``live`` games change. Returns ``[B, n]``."""
+        if live is None:
+            live = state.phase == PLAY
+        from_pile = live[:, None] & (actions == A.PLAY_TOP)
+        drawn = self._draw(state, from_pile.sum(dim=1), self.num_players, generator)
+        nth = (from_pile.cumsum(dim=1) - 1).clamp(min=0)
+        cards = torch.where(from_pile, drawn.gather(1, nth), actions)
+        self._remove_from_hands(state, cards, live[:, None] & ~from_pile)
+        self._append_to_row(state, cards, live[:, None] & (cards >= 0))
+        counts = torch.zeros(len(live), C.NUM_TOPS + 1, dtype=torch.int64, device=self.device)
+        counts.scatter_add_(1, self.top[state.row], torch.ones_like(state.row))
+        matched = counts[:, 1:] >= 2
+        has_match = matched.any(dim=1)
+        lowest = matched.to(torch.int8).argmax(dim=1) + 1
+        again = live & ~has_match
+        state.rounds = state.rounds + again
+        rewards = self._resolve_turn(state, lowest, live & has_match, generator)
+        begin = again | (live & has_match & (state.phase == PLAY))
+        self._begin_round(state, begin, generator)
+        return rewards
+
+    def _resolve_turn(
+        self, state: BatchedState, steps: torch.Tensor, live: torch.Tensor, generator
+    ) -> torch.Tensor:
+        """Move Ichabod by the lowest match, resolve his space, move the Horseman, discard the
+        row, then check the end of the game. (The caller begins the next play round.)"""
+        before = state.ichabod
+        self._move_ichabod(state, steps, live, generator)
+        self._move_horseman(state, live & (state.phase == PLAY), generator)
+        self._discard_row(state, live)
+        reward = self.options.progress_reward * (state.ichabod - before) / self.board.bridge
+        lost = live & (state.phase == OVER)
+        won = live & ~lost & (state.ichabod == self.board.bridge)
+        state.outcome = torch.where(won, 1, state.outcome)
+        state.phase = torch.where(won, OVER, state.phase)
+        going_on = live & ~lost & ~won
+        state.turns = state.turns + going_on
+        state.rounds = torch.where(going_on, 1, state.rounds)
+        reward = torch.where(live, reward + won.float() - lost.float(), 0.0).float()
+        return reward[:, None].expand(-1, self.num_players).contiguous()
+
+    def _move_ichabod(
+        self, state: BatchedState, steps: torch.Tensor, live: torch.Tensor, generator
+    ) -> None:
+        """Move Ichabod; stop and spin at the Spinning Tree (The Split Path); stop at the bridge
+        (Ending the Game); then If Ichabod Lands on a Special Space, chained: each pass moves
+        the games still moving and resolves the space they land on (a secret path's end and a
+        tree's spin start another pass)."""
+        board = self.board
+        moving = live
+        for _ in range(self.passes):
+            target = state.ichabod + steps
+            split = moving & (state.ichabod < board.split_tree) & (target >= board.split_tree)
+            self._split(state, split, generator)
+            moving = moving & ~split
+            state.ichabod = torch.where(moving, target.clamp(max=board.bridge), state.ichabod)
+            kind = self.space_kind[state.ichabod]
+            secret = moving & (kind == SECRET)
+            state.ichabod = torch.where(secret, self.secret_end[state.ichabod], state.ichabod)
+            tree = moving & (kind == TREE)
+            steps = torch.where(tree, self._spin(live.shape, generator), 0)
+            self._flip(state, moving & (kind == SCARE))
+            moving = secret | tree
+
+    def _split(self, state: BatchedState, live: torch.Tensor, generator) -> None:
+        """The Split Path: spin at the tree, go to the end of that green path, stop there."""
+        end = self.green_path_end[self._spin(live.shape, generator)]
+        state.ichabod = torch.where(live, end, state.ichabod)
+
+    def _move_horseman(self, state: BatchedState, live: torch.Tensor, generator) -> None:
+        """Move the Headless Horseman by every row card's bottom number, plus the Speed tile per
+        speed icon. Catching or passing Ichabod scares him instead: the Horseman stops right
+        behind him, Ichabod moves on to the next blank space, a Scare token is flipped."""
+        target = state.horseman + self.ride[state.row].sum(dim=1)
+        scare = live & (target >= state.ichabod)
+        state.horseman = torch.where(live, torch.minimum(target, state.ichabod - 1), state.horseman)
+        self._to_next_blank(state, scare & (state.ichabod < self.board.bridge), generator)
+        self._flip(state, scare)
+
+    def _to_next_blank(self, state: BatchedState, live: torch.Tensor, generator) -> None:
+        """Ichabod to the next blank space (the Spinning Tree and the bridge count as blank); on
+        the Spinning Tree he spins and goes down a green path at once."""
+        space = self.next_blank[state.ichabod]
+        state.ichabod = torch.where(live, space, state.ichabod)
+        self._split(state, live & (space == self.board.split_tree), generator)
+
+    def _flip(self, state: BatchedState, live: torch.Tensor) -> None:
+        """Flip a Scare token; all four pumpkins face up lose the game at once."""
+        state.flipped = torch.where(live & (state.flipped < T), state.flipped + 1, state.flipped)
+        lost = live & (self.pumpkins_up(state) == len(C.PUMPKINS))
+        state.outcome = torch.where(lost, -1, state.outcome)
+        state.phase = torch.where(lost, OVER, state.phase)
+
+    def _spin(self, shape: torch.Size, generator: torch.Generator) -> torch.Tensor:
+        """Spins of the Spinning Tree (1, 2 or 3, equally likely), one per entry of ``shape``."""
+        return self.spinner[
+            torch.randint(len(C.SPINNER), shape, generator=generator, device=self.device)
+        ]
+
+    def _draw(
+        self, state: BatchedState, count: torch.Tensor, most: int, generator: torch.Generator
+    ) -> torch.Tensor:
+        """``[B, most]``: ``count[b]`` cards drawn one after another from the top of game b's
+        draw pile, ``-1`` past them or when none is left. "If the draw pile runs out, flip the
+        discard pile over to start a new draw pile": the cards come from the pile top-down,
+        then from the discard pile's first card on, and the rest of the discard pile becomes the
+        draw pile (reversed, as flipped over). With ``reshuffle`` the discard pile is shuffled
+        first, in the games whose draw pile runs out."""
+        size, used = state.draw_pile_size, state.discard_size
+        refill = (count > size) & (used > 0)
+        if self.options.reshuffle:
+            keys = torch.rand(state.discard.shape, generator=generator, device=self.device)
+            keys = torch.where(self.card_slots < used[:, None], keys, 2.0)
+            shuffled = state.discard.gather(1, keys.argsort(dim=1))
+            state.discard = torch.where(refill[:, None], shuffled, state.discard)
+        j = torch.arange(most, device=self.device)[None, :]
+        from_pile = state.draw_pile.gather(1, (size[:, None] - 1 - j).clamp(min=0))
+        from_discard = state.discard.gather(1, (j - size[:, None]).clamp(0, N - 1))
+        cards = torch.where(j < size[:, None], from_pile, from_discard)
+        cards = torch.where((j < count[:, None]) & (j < (size + used)[:, None]), cards, -1)
+        taken = (count - size).clamp(min=0).minimum(used)
+        left = torch.where(refill, used - taken, (size - count).clamp(min=0))
+        flipped = state.discard.gather(1, (used[:, None] - 1 - self.card_slots).clamp(min=0))
+        pile = torch.where(refill[:, None], flipped, state.draw_pile)
+        state.draw_pile = torch.where(self.card_slots < left[:, None], pile, -1)
+        state.draw_pile_size = left
+        state.discard = torch.where(refill[:, None], -1, state.discard)
+        state.discard_size = torch.where(refill, 0, used)
+        return cards
+
+    def _begin_round(self, state: BatchedState, live: torch.Tensor, generator) -> None:
+        """Each Player Plays a Card: first, every player with one card left shouts "Ichabod!",
+        spins and draws that many cards, seat after seat (one draw of all their cards, dealt
+        out in seat order)."""
+        n = self.num_players
+        one_card = (state.hands[:, :, 0] >= 0) & (state.hands[:, :, 1] < 0)
+        shout = live[:, None] & ~self.handless[None, :] & one_card
+        count = torch.where(shout, self._spin(shout.shape, generator), 0)  # [B, n]
+        most = max(C.SPINNER)
+        drawn = self._draw(state, count.sum(dim=1), n * most, generator)
+        first = count.cumsum(dim=1) - count
+        k = torch.arange(most, device=self.device)
+        mine = drawn.gather(1, (first[:, :, None] + k).clamp(max=n * most - 1).flatten(1))
+        mine = torch.where(k < count[:, :, None], mine.view(-1, n, most), -1)
+        extended = torch.cat([state.hands[:, :, :1], mine], dim=2)
+        state.hands = torch.where(shout[:, :, None], extended, state.hands)
+        state.actor = torch.where(live, 0, state.actor)
+
+    # ----------------------------------------------------------------- piles
+    def _remove_from_hands(
+        self, state: BatchedState, cards: torch.Tensor, live: torch.Tensor
+    ) -> None:
+        """Take ``cards[b, seat]`` out of each ``live[b, seat]`` hand, closing the gap."""
+        hit = live[:, :, None] & (state.hands == cards[:, :, None])
+        gap = torch.where(hit.any(dim=2), hit.to(torch.int8).argmax(dim=2), HAND_SLOTS)
+        source = self.hand_slots + (self.hand_slots >= gap[:, :, None])
+        shifted = state.hands.gather(2, source.clamp(max=HAND_SLOTS - 1))
+        state.hands = torch.where(source < HAND_SLOTS, shifted, -1)
+
+    def _append_to_row(self, state: BatchedState, cards: torch.Tensor, live: torch.Tensor) -> None:
+        """Put the ``live`` ``cards [B, n]`` face up at the end of the row, in seat order."""
+        slot = state.row_size[:, None] + live.cumsum(dim=1) - 1
+        slot = torch.where(live, slot, ROW_SLOTS)  # a spare column for the others
+        wide = torch.cat([state.row, state.row[:, :1]], dim=1)
+        state.row = wide.scatter(1, slot, cards)[:, :ROW_SLOTS]
+        state.row_size = state.row_size + live.sum(dim=1)
+
+    def _discard_row(self, state: BatchedState, live: torch.Tensor) -> None:
+        """The row goes onto the discard pile, in row order."""
+        slots = torch.arange(ROW_SLOTS, device=self.device)[None, :]
+        keep = live[:, None] & (slots < state.row_size[:, None])
+        target = torch.where(keep, state.discard_size[:, None] + slots, N)  # N: spare column
+        wide = torch.cat([state.discard, state.discard[:, :1]], dim=1)
+        state.discard = wide.scatter(1, target, state.row)[:, :N]
+        state.discard_size = state.discard_size + torch.where(live, state.row_size, 0)
+        state.row = torch.where(live[:, None], -1, state.row)
+        state.row_size = torch.where(live, 0, state.row_size)
+
+    # ----------------------------------------------------------------- encodings
+    def _public(
+        self, state: BatchedState, me: torch.Tensor, layout: Any
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """The public fields seen from seat ``me[b]`` (as the reference encoder's ``_public``):
+        the vector with its non-binary values written, and the indices to set to 1 (the spare
+        index ``layout.size`` for none)."""
+        o, spare = layout.offsets, layout.size
+        out = torch.zeros(len(me), spare + 1, device=self.device)
+        relative = self.relative[me]  # [B, n]
+        ones = [
+            torch.where(state.phase == OVER, o["over"], spare)[:, None],
+            (o["ichabod"] + state.ichabod)[:, None],
+            (o["horseman"] + state.horseman - C.LOWEST_HORSEMAN_START)[:, None],
+            torch.where(
+                self.token_slots < state.flipped[:, None], o["tokens_up"] + state.tokens, spare
+            ),
+            torch.where(state.row >= 0, o["row"] + state.row, spare),
+            torch.where(state.discard >= 0, o["discard_pile"] + state.discard, spare),
+            torch.where(self.handless[None, :], o["handless"] + relative, spare),
+            torch.where(state.pending >= 0, o["chosen"] + relative, spare),
+        ]
+        out[:, o["speed_tile"]] = self.options.speed_tile / 4
+        out[:, o["draw_pile_size"]] = state.draw_pile_size / N
+        out[:, o["rounds"]] = state.rounds.clamp(max=8) / 8
+        hand_sizes = (state.hands >= 0).sum(dim=2) / N
+        out.scatter_(1, o["hand_sizes"] + relative, hand_sizes.float())
+        tops = torch.zeros(len(me), C.NUM_TOPS + 1, device=self.device)
+        tops.scatter_add_(
+            1, self.top[state.row], torch.full(state.row.shape, 0.25, device=self.device)
+        )
+        out[:, layout["row_tops"]] = tops[:, 1:]
+        return out, ones
+
+    def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
+        """``[B, 313]`` float32: what ``seat[b]`` may know, as the reference ``observe``."""
+        layout = self.observation_layout
+        o, spare = layout.offsets, layout.size
+        out, ones = self._public(state, seat, layout)
+        rows = torch.arange(len(seat), device=self.device)
+        hand = state.hands[rows, seat]
+        choice = state.pending[rows, seat][:, None]
+        ones.append(torch.where(hand >= 0, o["hand"] + hand, spare))
+        ones.append(torch.where(choice >= 0, o["own_choice"] + choice, spare))
+        out.scatter_(1, torch.cat(ones, dim=1), 1.0)
+        return out[:, :spare]
+
+    def encode_state(self, state: BatchedState) -> torch.Tensor:
+        """``[B, 590]`` float32: everything, seats absolute, as the reference ``state()``."""
+        layout = self.state_layout
+        o, spare = layout.offsets, layout.size
+        seat0 = torch.zeros_like(state.actor)
+        out, ones = self._public(state, seat0, layout)
+        seats = torch.arange(self.num_players, device=self.device)[None, :, None]
+        hands = o["hands"] + seats * N + state.hands
+        choices = o["choices"] + seats[:, :, 0] * (N + 1) + state.pending
+        ones.append(torch.where(state.hands >= 0, hands, spare).flatten(1))
+        ones.append(torch.where(state.pending >= 0, choices, spare))
+        ones.append(
+            torch.where(state.draw_pile >= 0, o["draw_pile_cards"] + state.draw_pile, spare)
+        )
+        ones.append(o["token_order"] + self.token_slots * T + state.tokens)
+        out.scatter_(1, torch.cat(ones, dim=1), 1.0)
+        return out[:, :spare]
+
+
+def batched_game(reference: Any, device: Any) -> BatchedHeadlessHorseman:
+    """The batched engine of a reference ``raw_env`` (its rules, options and encoder)."""
+    return BatchedHeadlessHorseman(reference.rules, reference.encoder, device)
