@@ -36,15 +36,16 @@ from typing import Any
 import numpy as np
 
 import envs
-from envs.core.errors import CauldronError
+from envs.core.errors import CauldronError, ConfigError
 
 FORMAT = "cauldron-game"
 VERSION = 1
 CHECKPOINT = 64
 
 
-class RecordError(CauldronError):
-    """A record that cannot be read or does not replay; the message names file, line and step."""
+class RecordError(ConfigError):
+    """A record that cannot be read or does not replay; the message names file, line and step
+    (a :class:`ConfigError`, so commands report it as one line)."""
 
     def __init__(self, source: str, line: int | None, step: int | None, problem: str) -> None:
         where = source + (f", line {line}" if line is not None else "")

@@ -1,0 +1,154 @@
+"""Step through a game record in the terminal: ``python -m eval.replay FILE``.
+
+python -m eval.replay FILE [--game K] [--seat N] [--step S] [--all]
+
+The record is replayed through the reference env and checked as it goes (a record that does not
+replay stops with the file, line and step). Interactively, each step shows the whole table (or
+seat N's private view with ``--seat``), the action taken with its name and the rewards; keys:
+Enter or ``n`` next, ``b`` back, ``g S`` go to step S, ``v N`` seat N's view, ``t`` the table,
+``q`` quit. With ``--all``, or when the input is not a terminal, every step is printed at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from envs.core.errors import ConfigError, run_command
+from eval.records import GameRecord, jsonable, read_games, replay
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The table after ``step`` decisions: ``table`` (the whole table as text), ``views`` (each
+    seat's private view), ``info`` (each seat's info), ``returns`` (each seat's return so far),
+    ``to_act`` (the seat to decide, ``None`` once over) and the step's ``action`` (the record's
+    step line: seat ``s``, action ``a``, name ``n``; ``None`` for the dealt table)."""
+
+    step: int
+    table: str
+    views: tuple[str, ...]
+    info: tuple[dict[str, Any], ...]
+    returns: tuple[float, ...]
+    to_act: int | None
+    action: dict[str, Any] | None
+
+
+def frames(game: GameRecord) -> list[Frame]:
+    """Every table of ``game``, from the deal to the end, replayed and checked."""
+    out: list[Frame] = []
+    returns = [0.0] * game.header["players"]
+    for done, env in replay(game, render=True):
+        base = env.unwrapped
+        line = game.steps[done - 1] if done else None
+        if line and "r" in line:
+            returns = [x + y for x, y in zip(returns, line["r"], strict=True)]
+        over = all(base.terminations[a] or base.truncations[a] for a in base.possible_agents)
+        out.append(
+            Frame(
+                step=done,
+                table=env.render(),
+                views=tuple(base.render_for(a) for a in base.possible_agents),
+                info=tuple(jsonable(base.infos[a]) for a in base.possible_agents),
+                returns=tuple(returns),
+                to_act=None if over else base.possible_agents.index(env.agent_selection),
+                action=line,
+            )
+        )
+    return out
+
+
+def describe(game: GameRecord) -> str:
+    """One line naming a game: env, players, seat agents, seed and meta."""
+    h = game.header
+    meta = " ".join(f"{k}={v}" for k, v in h["meta"].items())
+    return f"{h['env']}, {h['players']} players, seed {h['seed']}: {', '.join(h['agents'])} {meta}"
+
+
+def show(frame: Frame, total: int, seat: int | None) -> str:
+    """A frame as text: a heading (step, action, rewards, who acts next) and the table or
+    ``seat``'s view."""
+    head = f"--- step {frame.step}/{total}"
+    if frame.action:
+        head += f" · player_{frame.action['s']}: {frame.action['n']} (action {frame.action['a']})"
+        if "r" in frame.action:
+            head += f" · rewards {frame.action['r']}"
+    head += " · game over" if frame.to_act is None else f" · player_{frame.to_act} to act"
+    view = "table" if seat is None else f"player_{seat}'s view"
+    return f"{head} · {view}\n{frame.table if seat is None else frame.views[seat]}"
+
+
+def browse(
+    shown: list[Frame],
+    seat: int | None,
+    start: int,
+    ask: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Interactive stepping through ``shown`` (keys in the module docstring); bad keys re-ask."""
+    at, total = start, len(shown) - 1
+    say(show(shown[at], total, seat))
+    while True:
+        try:
+            key = ask("[Enter] next · b back · g S go to step · v N seat view · t table · q quit> ")
+        except EOFError:
+            return
+        word, _, arg = key.strip().partition(" ")
+        if word in ("", "n"):
+            at = min(at + 1, total)
+        elif word == "b":
+            at = max(at - 1, 0)
+        elif word == "q":
+            return
+        elif word == "t":
+            seat = None
+        elif word in ("g", "v") and arg.strip().isdigit():
+            value = int(arg)
+            if word == "g" and value <= total:
+                at = value
+            elif word == "v" and value < len(shown[0].views):
+                seat = value
+            else:
+                say(f"out of range: steps 0..{total}, seats 0..{len(shown[0].views) - 1}")
+                continue
+        else:
+            say(f"unknown key {key.strip()!r}")
+            continue
+        say(show(shown[at], total, seat))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m eval.replay", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("file", help="a record file (JSON Lines)")
+    parser.add_argument("--game", type=int, default=1, help="which game of the file (from 1)")
+    parser.add_argument("--seat", type=int, help="show this seat's private view")
+    parser.add_argument("--step", type=int, default=0, help="start at this step")
+    parser.add_argument("--all", action="store_true", help="print every step, no prompt")
+    args = parser.parse_args(argv)
+    games = read_games(args.file)
+    if not 1 <= args.game <= len(games):
+        raise ConfigError(f"--game must be 1..{len(games)} ({args.file} holds {len(games)})")
+    game = games[args.game - 1]
+    players = game.header["players"]
+    if args.seat is not None and not 0 <= args.seat < players:
+        raise ConfigError(f"--seat must be 0..{players - 1} for this {players}-player game")
+    shown = frames(game)
+    if not 0 <= args.step < len(shown):
+        raise ConfigError(f"--step must be 0..{len(shown) - 1}")
+    print(f"game {args.game}/{len(games)}: {describe(game)}")
+    print(f"replay check: OK ({len(game.steps)} steps, final state hash matches)")
+    if args.all or not sys.stdin.isatty():
+        for frame in shown[args.step :]:
+            print(show(frame, len(shown) - 1, args.seat))
+    else:
+        browse(shown, args.seat, args.step)
+    return len(shown) - 1
+
+
+if __name__ == "__main__":
+    run_command(main)
