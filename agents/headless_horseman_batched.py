@@ -72,9 +72,11 @@ class BatchedFocal:
         """``[B]`` int64: the focal card of each game (the top card when it is the only play)."""
         position = observation[:, LAYOUT["ichabod"]].argmax(dim=1)
         in_row = (observation[:, LAYOUT["row_tops"]] > 0).double()  # [B, 6]
-        speed = observation[:, LAYOUT["speed_tile"]].double() * 4  # [B, 1]
-        ride = torch.where(self.speed_icon, speed, self.bottom)  # [B, 30]
+        # The reference multiplies the float32 Speed tile, so a speed card's ride costs a hair
+        # more than a printed ride of the same size (ties go to the printed one): kept as is.
+        speed_cost = (RIDE_COST * (observation[:, LAYOUT["speed_tile"]] * 4)).double()  # [B, 1]
+        cost = torch.where(self.speed_icon, speed_cost, RIDE_COST * self.bottom)  # [B, 30]
         value = self.values[position][:, self.card_top]  # [B, 30]
-        score = value + MATCH_BONUS * in_row[:, self.card_top] - RIDE_COST * ride
+        score = value + MATCH_BONUS * in_row[:, self.card_top] - cost
         score = torch.cat([score, torch.zeros_like(score[:, :1])], dim=1)
         return torch.where(mask, score, -torch.inf).argmax(dim=1)

@@ -405,3 +405,49 @@ def test_a_batch_of_4096_fits_in_two_gib():
     state = game.new_games(4096, torch.Generator().manual_seed(0))
     size = sum(t.element_size() * t.numel() for t in dataclasses.asdict(state).values())
     assert size < 2 * 2**30 / 100  # the state itself; observations add 4096 x 313 floats
+
+
+# ----------------------------------------------------------------------------- baselines
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_batched_focal_picks_the_reference_heuristics_action(config):
+    """``BatchedFocal`` on a batch of observations (from random and heuristic play) picks what
+    ``heuristic:focal`` picks on each one."""
+    from agents.headless_horseman_batched import BatchedFocal
+
+    n, options = config
+    env = envs.make(ENV, num_players=n, **options).unwrapped
+    observations, masks = [], []
+    for policy in (random_policy, heuristic_policy):
+        for before, *_ in transitions(n, options, policy, games=4, seed=5):
+            observations.append(env.encoder.observe(before, before.actor))
+            masks.append(env.rules.legal_mask(before))
+    expected = [HEURISTIC.act(o, m) for o, m in zip(observations, masks, strict=True)]
+    got = BatchedFocal(seed=0).act(
+        torch.tensor(np.array(observations)),
+        torch.tensor(np.array(masks)).bool(),
+        torch.zeros(len(masks), dtype=torch.int64),
+    )
+    assert got.tolist() == expected
+
+
+def test_batched_random_is_uniform_over_the_legal_actions():
+    """``BatchedRandom`` draws every legal action equally often (as ``RandomAgent``) and never
+    an illegal one; the same seed gives the same actions."""
+    from agents.headless_horseman_batched import BatchedRandom
+
+    mask = torch.zeros(20_000, 31, dtype=torch.bool)
+    mask[:, [0, 7, 13, 29]] = True
+    mask[::2, 30] = True  # half the rows have a fifth legal action
+    seat = torch.zeros(20_000, dtype=torch.int64)
+    actions = BatchedRandom(seed=3).act(torch.zeros(20_000, 313), mask, seat)
+    assert mask.gather(1, actions[:, None]).all()
+    for rows, legal in (
+        (slice(1, None, 2), [0, 7, 13, 29]),
+        (slice(0, None, 2), [0, 7, 13, 29, 30]),
+    ):
+        counts = torch.bincount(actions[rows], minlength=31)[legal].double()
+        expected = 10_000 / len(legal)
+        sigma = math.sqrt(expected * (1 - 1 / len(legal)))
+        assert ((counts - expected).abs() < 4 * sigma).all(), counts
+    again = BatchedRandom(seed=3).act(torch.zeros(20_000, 313), mask, seat)
+    assert torch.equal(actions, again)
