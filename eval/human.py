@@ -80,11 +80,12 @@ def play_human(
     seat: int,
     partners: list[str],
     seed: int,
-    ask: Callable[[str], str] = input,
-    say: Callable[[str], None] = print,
+    ask: Callable[[str], str] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> GameRecord | None:
-    """Play one game with a person at ``seat`` (input from ``ask``, output to ``say``); the
-    finished game's record, or ``None`` when the person quit."""
+    """Play one game with a person at ``seat`` (input from ``ask``, output to ``say``; by default
+    the terminal); the finished game's record, or ``None`` when the person quit."""
+    ask, say = ask or input, say or print
     seats = seat_specs(players, seat, partners)
     env = Recorder(envs.make(env_id, num_players=players, render_mode="ansi"))
     base = env.unwrapped
