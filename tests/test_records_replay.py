@@ -1,0 +1,79 @@
+"""Terminal replay of records (issue 13): ``python -m eval.replay FILE``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import envs
+from envs.core.errors import ConfigError
+from eval import records, replay
+from tests.test_records import record_games
+
+
+@pytest.fixture
+def record_file(tmp_path):
+    games, _ = record_games(envs.ids()[-1], "random", [4, 8])
+    return records.write_games(tmp_path / "games.jsonl", games), games
+
+
+def test_frames_follow_the_reference_env(record_file):
+    _, games = record_file
+    game = games[1]
+    shown = replay.frames(game)
+    assert len(shown) == len(game.steps) + 1 and shown[0].action is None
+    env = envs.make(game.header["env"], num_players=3, render_mode="ansi")
+    env.reset(seed=game.header["seed"])
+    for frame, line in zip(shown[1:], game.steps, strict=True):
+        env.step(line["a"])
+        assert frame.action == line and frame.table == env.render()
+        assert frame.views == tuple(env.unwrapped.render_for(a) for a in env.possible_agents)
+    assert shown[-1].to_act is None and list(shown[-1].returns) == game.end["returns"]
+
+
+def test_all_prints_every_step_of_a_seat_view(record_file, capsys):
+    path, games = record_file
+    assert replay.main([str(path), "--game", "2", "--seat", "1", "--all"]) == len(games[1].steps)
+    out = capsys.readouterr().out
+    assert "replay check: OK" in out
+    assert out.count("· player_1's view") == len(games[1].steps) + 1
+    first = games[1].steps[0]
+    assert f"--- step 1/{len(games[1].steps)} · player_{first['s']}: {first['n']}" in out
+
+
+def test_browse_steps_back_and_forth_and_re_asks_bad_keys(record_file):
+    _, games = record_file
+    shown = replay.frames(games[0])
+    keys = iter(["", "n", "b", "v 1", "t", "g 5", "g 99999", "x", "v 7", "q"])
+    said: list[str] = []
+    replay.browse(shown, None, 0, lambda _: next(keys), said.append)
+    steps = [s.split("--- step ")[1].split("/")[0] for s in said if s.startswith("--- step")]
+    assert steps == ["0", "1", "2", "1", "1", "1", "5"]
+    assert "player_1's view" in said[4] and said[5].split("\n")[0].endswith("· table")
+    assert said[5].split("\n", 1)[1] == shown[1].table
+    assert said[7].startswith("out of range") and said[8] == "unknown key 'x'"
+    assert said[9].startswith("out of range")
+
+
+def test_end_of_input_leaves_browse(record_file):
+    _, games = record_file
+
+    def eof(_: str) -> str:
+        raise EOFError
+
+    replay.browse(replay.frames(games[0]), 0, 0, eof, lambda _: None)
+
+
+def test_bad_arguments_and_bad_records_are_one_line_errors(record_file):
+    path, _ = record_file
+    with pytest.raises(ConfigError, match=r"--game must be 1..2"):
+        replay.main([str(path), "--game", "3"])
+    with pytest.raises(ConfigError, match=r"--seat must be 0..2"):
+        replay.main([str(path), "--seat", "3"])
+    lines = path.read_text().splitlines()
+    end = json.loads(lines[-1])
+    end["end"]["returns"] = [7.0, 7.0, 7.0]
+    path.write_text("\n".join([*lines[:-1], json.dumps(end)]) + "\n")
+    with pytest.raises(records.RecordError, match=r"line \d+, step \d+: final returns"):
+        replay.main([str(path), "--game", "2", "--all"])
