@@ -121,7 +121,18 @@ class BatchedEnv:
         self.num_actions = game.num_actions
         self.generator = torch.Generator(device=self.device)
         self.rows = torch.arange(batch_size, device=self.device)
-        self.game_state: Any = None
+        self._state: Any = None
+
+    @property
+    def game_state(self) -> Any:
+        """The batch's tensor state (a game's state dataclass)."""
+        return self._state
+
+    @game_state.setter
+    def game_state(self, state: Any) -> None:
+        """Replace the whole batch (e.g. by converted reference states)."""
+        self._state = state
+        self._mask = self.game.legal_mask(state)
 
     # ----------------------------------------------------------------- public API
     def reset(self, seed: int | None = None) -> dict[str, Any]:
@@ -143,7 +154,7 @@ class BatchedEnv:
         if self.game_state is None:
             raise IllegalActionError(actions, "every row", "not started", ["call reset() first"])
         actions = self._checked(actions)
-        mask = self.game.legal_mask(self.game_state)
+        mask = self._mask
         in_range = (actions >= 0) & (actions < self.num_actions)
         safe = actions.clamp(0, self.num_actions - 1)
         legal = in_range & mask.gather(1, safe[:, None]).squeeze(1)
@@ -195,9 +206,10 @@ class BatchedEnv:
         figures: dict[str, torch.Tensor],
     ) -> dict[str, Any]:
         seat = self.game.acting_seat(self.game_state)
+        self._mask = self.game.legal_mask(self.game_state)
         return {
             "observation": self.game.observe(self.game_state, seat),
-            "action_mask": self.game.legal_mask(self.game_state),
+            "action_mask": self._mask.clone(),
             "seat": seat,
             "reward": reward,
             "done": done,
