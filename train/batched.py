@@ -63,9 +63,11 @@ class BatchedGames:
         self._return = torch.zeros(n, device=self.device)
         self._row = torch.arange(n, device=self.device)
 
-    def reset(self, seed: int) -> None:
-        """Deal a game in every row from ``seed``; learners sit in seat 0."""
-        out = self.env.reset(seed=seed)
+    def reset(self, seeds: list[int]) -> None:
+        """Deal a game in every row; the engine's one generator is seeded by ``seeds[0]`` (the
+        rows' other seeds, which :class:`~train.vector.VectorGames` gives one game each, are not
+        needed). Learners sit in seat 0."""
+        out = self.env.reset(seed=seeds[0])
         self.episodes.zero_()
         self.learner_seat.zero_()
         self._return.zero_()
@@ -133,7 +135,7 @@ class BatchedGames:
             critic = out["observation"]
         else:
             critic = self.env.game.observe(self.env.game_state, self.learner_seat)
-        self.rows = {
+        fresh = {
             "obs": out["observation"],
             "mask": out["action_mask"].float(),
             "critic": critic,
@@ -143,3 +145,7 @@ class BatchedGames:
             "seat": seat,
             "learner": learner,
         }
+        if not self.rows:  # the trainer keeps these tensors: later steps write into them
+            self.rows = {name: value.clone() for name, value in fresh.items()}
+        for name, value in fresh.items():
+            self.rows[name].copy_(value)

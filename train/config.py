@@ -33,7 +33,15 @@ class TrainConfig(BaseModel):
     max_minutes: float = Field(
         0, ge=0, description="also stop after this much training time (0: no limit)"
     )
-    num_envs: int = Field(8, ge=1, le=256, description="games stepped in lockstep")
+    num_envs: int = Field(
+        8, ge=1, le=65_536, description="games stepped in lockstep (at most 256 unless batched)"
+    )
+    engine: Literal["reference", "batched"] = Field(
+        "reference",
+        description="`reference`: the Python games (one process or `workers`); `batched`: the "
+        "game's tensor engine (envs.make_batched), torch trainer only",
+    )
+    device: str = Field("cpu", description="torch device of the batched engine and its network")
     workers: int = Field(
         0, ge=0, le=64, description="processes stepping the games (0: the trainer's own)"
     )
@@ -90,6 +98,10 @@ class TrainConfig(BaseModel):
             raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
         for opponent in self.opponents:
             make_agent(opponent, self.env)
+        if self.engine == "batched":
+            self._check_batched()
+        elif self.num_envs > 256:
+            raise ValueError(f"num_envs {self.num_envs} above 256 needs engine 'batched'")
         if self.workers > self.num_envs:
             raise ValueError(f"workers ({self.workers}) must not exceed num_envs ({self.num_envs})")
         if self.workers and self.trainer != "torch":
@@ -97,6 +109,28 @@ class TrainConfig(BaseModel):
         if (self.num_envs * self.rollout_steps) % self.minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by minibatches")
         return self
+
+    def _check_batched(self) -> None:
+        import torch
+
+        from agents.batched import make_batched_agent
+        from envs.registry import torch_device
+
+        if self.trainer != "torch":
+            raise ValueError("engine 'batched' needs trainer 'torch'")
+        if self.env not in envs.batched_ids():
+            raise ValueError(
+                f"{self.env} has no batched engine; games with one: {envs.batched_ids()}"
+            )
+        if self.workers:
+            raise ValueError("engine 'batched' steps every game in the trainer: workers must be 0")
+        if self.recurrent and not envs.spec(self.env).cooperative:
+            raise ValueError("engine 'batched' with recurrent needs a cooperative game")
+        device = torch_device(self.device)
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {self.device!r}: CUDA is not available here")
+        for opponent in self.opponents:
+            make_batched_agent(opponent, self.env, self.num_players, device, torch.Generator())
 
     def deadline(self) -> float:
         """The ``time.perf_counter()`` at which ``max_minutes`` from now run out (inf if none)."""

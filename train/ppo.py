@@ -14,6 +14,11 @@ CleanRL's ``ppo.py``).
 * ``recurrent``: the actor carries a GRU memory, one per env and seat (a shared team policy never
   passes one seat's private observations to another), reset when a game ends. Updates feed each
   step its stored memory (truncated back-propagation of one step).
+* ``engine: batched``: the games are a batched tensor engine (:class:`train.batched.BatchedGames`)
+  on ``device``, where every row steps at every step; rows where an opponent decides carry
+  ``learner`` = 0. The value of every row is the learner's (its view), discounts apply only at
+  the learner's decisions, and the policy trains on those alone: the same returns as the
+  single-agent view of the reference engine, where opponents move inside one step.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from torch import nn
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
 from train import runfolder
+from train.batched import BatchedGames
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
 from train.runlog import RunLog
@@ -78,15 +84,19 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     start = int(saved["update"]) if saved else 0
     rng = np.random.default_rng(runfolder.run_seed(config.seed, start))
     torch.manual_seed(config.seed)
-    games = VectorGames(config)
+    batched = config.engine == "batched"
+    games = BatchedGames(config) if batched else VectorGames(config)
+    device = torch.device(config.device if batched else "cpu")
     n_envs, n_steps = config.num_envs, config.rollout_steps
     obs_size, n_actions = games.observation_size, games.num_actions
     state_size = games.state_size if config.centralized_critic else 0
-    net = PolicyNet(obs_size, n_actions, config.hidden, state_size, config.recurrent)
+    # the critic reads its own rows when centralized, or the learner's view of a batched table
+    critic_size = state_size or (obs_size if batched and not games.cooperative else 0)
+    net = PolicyNet(obs_size, n_actions, config.hidden, state_size, config.recurrent).to(device)
     memory_size = max(config.recurrent, 1)
-    memory = torch.zeros(n_envs, games.seats, memory_size)  # per env and seat
-    memory_buf = torch.zeros(n_steps, n_envs, memory_size)
-    rows = torch.arange(n_envs)
+    memory = torch.zeros(n_envs, games.seats, memory_size, device=device)  # per env and seat
+    memory_buf = torch.zeros(n_steps, n_envs, memory_size, device=device)
+    rows = torch.arange(n_envs, device=device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     recent = deque(maxlen=100)
     if saved:
@@ -95,19 +105,20 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         torch.set_rng_state(saved["torch_rng"])
         recent.extend(saved["recent_returns"].tolist())
 
-    obs_buf = torch.zeros(n_steps, n_envs, obs_size)
-    critic_buf = torch.zeros(n_steps, n_envs, state_size) if state_size else obs_buf
-    mask_buf = torch.zeros(n_steps, n_envs, n_actions)
-    actions = torch.zeros(n_steps, n_envs, dtype=torch.long)
-    logprobs = torch.zeros(n_steps, n_envs)
-    rewards = torch.zeros(n_steps, n_envs)
-    dones = torch.zeros(n_steps, n_envs)
-    values = torch.zeros(n_steps, n_envs)
+    def buffer(*size: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+        return torch.zeros(n_steps, n_envs, *size, dtype=dtype, device=device)
+
+    obs_buf, mask_buf = buffer(obs_size), buffer(n_actions)
+    critic_buf = buffer(critic_size) if critic_size else obs_buf
+    actions = buffer(dtype=torch.long)
+    logprobs, rewards, dones, values = buffer(), buffer(), buffer(), buffer()
+    learners = buffer() + 1.0  # 1 where the row's decision is the learner's
 
     meta = {"num_players": config.num_players, "options": config.options}
     games.reset([int(rng.integers(2**31)) for _ in range(n_envs)])
     live = games.rows
-    next_critic = live["critic"] if state_size else live["obs"]
+    next_critic = live["critic"] if critic_size else live["obs"]
+    all_learner = torch.ones(n_envs, device=device)
     batch = n_envs * n_steps
     updates = math.ceil(config.total_steps / batch)
     log.start(total=updates * batch, done=start * batch)
@@ -118,8 +129,10 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         began = time.perf_counter()
         for t in range(n_steps):
             obs_buf[t], mask_buf[t], dones[t] = live["obs"], live["mask"], live["done"]
-            if state_size:
+            if critic_size:
                 critic_buf[t] = live["critic"]
+            if batched:
+                learners[t] = live["learner"]
             held = None
             if config.recurrent:
                 held = memory_buf[t] = memory[rows, live["seat"]]
@@ -138,25 +151,34 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         # Generalized advantage estimation; ``dones[t]`` marks obs[t] as an episode's first.
         with torch.no_grad():
             next_value = net.value(next_critic)
+        # Discount (and lambda) only on the way into a learner's decision: opponents' moves
+        # between two of its decisions belong to one transition.
         advantages = torch.zeros_like(rewards)
-        last = torch.zeros(n_envs)
+        last = torch.zeros(n_envs, device=device)
         for t in reversed(range(n_steps)):
-            following_done = live["done"] if t == n_steps - 1 else dones[t + 1]
-            following_value = next_value if t == n_steps - 1 else values[t + 1]
+            final = t == n_steps - 1
+            following_done = live["done"] if final else dones[t + 1]
+            following_value = next_value if final else values[t + 1]
+            if final:
+                following_learner = live["learner"] if batched else all_learner
+            else:
+                following_learner = learners[t + 1]
+            gamma = torch.where(following_learner.bool(), config.gamma, 1.0)
+            lam = torch.where(following_learner.bool(), config.gae_lambda, 1.0)
             alive = 1.0 - following_done
-            delta = rewards[t] + config.gamma * following_value * alive - values[t]
-            last = delta + config.gamma * config.gae_lambda * alive * last
+            delta = rewards[t] + gamma * following_value * alive - values[t]
+            last = delta + gamma * lam * alive * last
             advantages[t] = last
         returns = advantages + values
 
         b_obs, b_critic = obs_buf.reshape(batch, -1), critic_buf.reshape(batch, -1)
         b_mask, b_actions = mask_buf.reshape(batch, -1), actions.reshape(-1)
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
-        b_returns = returns.reshape(-1)
+        b_returns, b_learner = returns.reshape(-1), learners.reshape(-1)
         b_memory = memory_buf.reshape(batch, -1)
         size = batch // config.minibatches
         for _ in range(config.epochs):
-            order = torch.randperm(batch)
+            order = torch.randperm(batch, device=device)
             for lo in range(0, batch, size):
                 idx = order[lo : lo + size]
                 held = b_memory[idx] if config.recurrent else None
@@ -164,13 +186,19 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 log_policy = torch.log_softmax(logits, -1)
                 new_logprob = log_policy.gather(1, b_actions[idx, None]).squeeze(1)
                 ratio = (new_logprob - b_logprobs[idx]).exp()
+                weight = b_learner[idx]  # the policy learns from the learner's decisions only
+                decisions = weight.sum().clamp(min=1.0)
                 adv = b_adv[idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                policy_loss = torch.max(
+                mean = (weight * adv).sum() / decisions
+                std = ((weight * (adv - mean).pow(2)).sum() / (decisions - 1).clamp(min=1.0)).sqrt()
+                adv = (adv - mean) / (std + 1e-8)
+                clipped = torch.max(
                     -adv * ratio, -adv * ratio.clamp(1 - config.clip, 1 + config.clip)
-                ).mean()
+                )
+                policy_loss = (weight * clipped).sum() / decisions
                 value_loss = 0.5 * (net.value(b_critic[idx]) - b_returns[idx]).pow(2).mean()
-                entropy = -(torch.softmax(logits, -1) * log_policy).sum(-1).mean()
+                entropy_each = -(torch.softmax(logits, -1) * log_policy).sum(-1)
+                entropy = (weight * entropy_each).sum() / decisions
                 loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
                 optimizer.zero_grad()
                 loss.backward()
@@ -187,6 +215,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 "loss/value": value_loss.item(),
                 "loss/entropy": entropy.item(),
                 "perf/steps_per_second": batch / (time.perf_counter() - began),
+                "perf/learner_steps_per_second": float(learners.sum())
+                / (time.perf_counter() - began),
             },
         )
         if config.self_play_every and (update + 1) % config.self_play_every == 0:
