@@ -3,10 +3,15 @@
 The same rules as ``rules.py``, function for function (``new_games``, ``apply``, ``apply_joint``,
 ``_resolve_turn``, ``_move_ichabod``, ``_split``, ``_move_horseman``, ``_to_next_blank``,
 ``_flip``, ``_draw``, ``_begin_round``), over :class:`BatchedState`, whose fields are those of
-``rules.State`` with a batch dimension first. Piles and hands are fixed-size tensors padded with
-``-1`` beside a size; every rule runs for the whole batch and a ``live`` mask ([B] bool) says
-which games it applies to, so no Python ``if`` looks at one game's data. Chance (spins, the
-``reshuffle`` option's shuffles, deals) comes from the ``torch.Generator`` passed in.
+``rules.State`` with a batch dimension first. Hands and the row are fixed-size tensors padded with
+``-1``; every rule runs for the whole batch and a ``live`` mask ([B] bool) says which games it
+applies to, so no Python ``if`` looks at one game's data. Chance (spins, the ``reshuffle``
+option's shuffles, deals) comes from the ``torch.Generator`` passed in.
+
+The draw pile and the discard pile share one ring of 30 card slots (``piles``), read from
+``head``: first the draw pile from its top, then the discard pile from its first card. Flipping
+the discard pile over when the draw pile runs out (the rulebook) puts its first card on top, so a
+draw simply reads on into it and no card moves; a discarded card goes to the ring's end.
 
 The reference rules stay the specification: ``tests/test_headless_horseman_batched.py`` converts
 reference states with :func:`from_reference` / :func:`to_reference` and checks every chance-free
@@ -31,27 +36,30 @@ HAND_SLOTS = C.HAND_SIZE  # a hand never holds more: only a one-card hand draws,
 ROW_SLOTS = C.NUM_TOPS + C.MAX_PLAYERS  # at most one card per top before the matching round
 N = C.NUM_CARDS
 T = len(C.TOKENS)
+P = C.MAX_PLAYERS
 PLAY, OVER = int(Phase.PLAY), int(Phase.OVER)
 BLANK, SECRET, TREE, SCARE = range(4)  # kinds of space
 
 
 @dataclasses.dataclass
 class BatchedState:
-    """B games; the fields of ``rules.State`` (seats absolute, piles' tops at ``size - 1``).
+    """B games; the fields of ``rules.State`` (seats absolute), every one ``[B, ...]`` int64.
 
-    ``hands [B, n, 4]``, ``draw_pile [B, 30]``, ``discard [B, 30]`` and ``row [B, 10]`` hold card
-    ids in list order, ``-1`` past their end; ``draw_pile_size``, ``discard_size`` and
-    ``row_size`` count them. ``pending [B, n]``: each seat's hidden choice this play round, or
-    ``-1``. ``tokens [B, 8]``: Scare tokens in flip order. The rest are ``[B]`` int64."""
+    ``hands [B, n, 4]`` and ``row [B, 10]`` hold card ids in list order, ``-1`` past their end
+    (``row_size`` counts the row). ``piles [B, 30]`` is the ring of the draw pile and the discard
+    pile (module docstring): from slot ``head`` on, ``draw_pile_size`` cards of the draw pile,
+    top first, then ``discard_size`` cards of the discard pile, first discarded first; the other
+    slots are free. ``pending [B, n]``: each seat's hidden choice this play round, or ``-1``.
+    ``tokens [B, 8]``: Scare tokens in flip order. The rest are ``[B]``."""
 
     hands: torch.Tensor
-    draw_pile: torch.Tensor
+    piles: torch.Tensor
+    head: torch.Tensor
     draw_pile_size: torch.Tensor
+    discard_size: torch.Tensor
     tokens: torch.Tensor
     ichabod: torch.Tensor
     horseman: torch.Tensor
-    discard: torch.Tensor
-    discard_size: torch.Tensor
     row: torch.Tensor
     row_size: torch.Tensor
     flipped: torch.Tensor
@@ -79,13 +87,13 @@ def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
 
     return BatchedState(
         hands=rows([[_padded(h, HAND_SLOTS, "a hand") for h in s.hands] for s in states]),
-        draw_pile=rows([_padded(s.draw_pile, N, "the draw pile") for s in states]),
+        piles=rows([_padded(s.draw_pile[::-1] + s.discard, N, "the piles") for s in states]),
+        head=rows([0] * len(states)),
         draw_pile_size=rows([len(s.draw_pile) for s in states]),
+        discard_size=rows([len(s.discard) for s in states]),
         tokens=rows([s.tokens for s in states]),
         ichabod=rows([s.ichabod for s in states]),
         horseman=rows([s.horseman for s in states]),
-        discard=rows([_padded(s.discard, N, "the discard pile") for s in states]),
-        discard_size=rows([len(s.discard) for s in states]),
         row=rows([_padded(s.row, ROW_SLOTS, "the row") for s in states]),
         row_size=rows([len(s.row) for s in states]),
         flipped=rows([s.flipped for s in states]),
@@ -101,21 +109,19 @@ def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
 def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
     """Game ``row`` of ``state`` as a reference ``State`` drawing its chance from ``rng`` (its
     log starts empty)."""
-
-    def cards(values: torch.Tensor, size: torch.Tensor | None = None) -> list[int]:
-        listed = values[row].tolist()
-        return listed[: int(size[row])] if size is not None else [c for c in listed if c >= 0]
-
+    draw, used, head = (int(t[row]) for t in (state.draw_pile_size, state.discard_size, state.head))
+    ring = state.piles[row].tolist()
+    piles = [ring[(head + j) % N] for j in range(draw + used)]
     pending = state.pending[row].tolist()
     return State(
         hands=[[c for c in hand if c >= 0] for hand in state.hands[row].tolist()],
-        draw_pile=cards(state.draw_pile, state.draw_pile_size),
+        draw_pile=piles[:draw][::-1],
         tokens=state.tokens[row].tolist(),
         rng=rng,
         ichabod=int(state.ichabod[row]),
         horseman=int(state.horseman[row]),
-        discard=cards(state.discard, state.discard_size),
-        row=cards(state.row, state.row_size),
+        discard=piles[draw:],
+        row=state.row[row, : int(state.row_size[row])].tolist(),
         flipped=int(state.flipped[row]),
         pending={seat: a for seat, a in enumerate(pending) if a >= 0},
         actor=int(state.actor[row]),
@@ -187,19 +193,19 @@ class BatchedHeadlessHorseman:
         self.next_blank = tensor(next_blank)
         self.green_path_end = tensor((0, *board.green_path_end))  # by spin 1..3
         self.spinner = tensor(C.SPINNER)
-        self.top = tensor([C.top_of(c) for c in range(N)] + [0])  # index -1: no card
         speed = self.options.speed_tile
         ride = [speed if C.bottom_of(c) == C.SPEED_ICON else C.bottom_of(c) for c in range(N)]
         self.ride = tensor([*ride, 0])
         self.is_pumpkin = torch.tensor([t in C.PUMPKINS for t in range(T)], device=device)
         self.handless = torch.tensor([s in rules.handless for s in range(n)], device=device)
-        self.seat_ids = seats = torch.arange(n, device=device)
-        # relative[me, seat]: how many places to the left of ``me`` ``seat`` sits
-        self.relative = (seats[None, :] - seats[:, None]) % n
+        self.seat_ids = torch.arange(n, device=device)
         self.passes = landing_passes(board)
-        self.card_slots = torch.arange(N, device=device)[None, :]
-        self.token_slots = torch.arange(T, device=device)[None, :]
+        self.card_ids = torch.arange(N, device=device)
+        self.token_ids = torch.arange(T, device=device)
         self.hand_slots = torch.arange(HAND_SLOTS, device=device)
+        self.always = torch.ones((1, 1), dtype=torch.bool, device=device)
+        self.ones_row = torch.ones(1, ROW_SLOTS, device=device)
+        self.speed_field = torch.full((1, 1), self.options.speed_tile / 4, device=device)
 
     # ----------------------------------------------------------------- setup
     def new_games(
@@ -209,24 +215,23 @@ class BatchedHeadlessHorseman:
         mixed, the cards shuffled, four cards for every player who holds a hand (dealt from the
         pile's top, seat by seat). ``start_seat`` has no effect: everyone plays every round."""
         n, dev = self.num_players, self.device
-        pile = shuffled_decks(rows, N, generator, dev)
+        piles = shuffled_decks(rows, N, generator, dev)  # the shuffled deck, top first
         hands = torch.full((rows, n, HAND_SLOTS), -1, dtype=torch.int64, device=dev)
-        size = N
+        dealt = 0
         for seat in range(n):
             if seat not in self.rules.handless:
-                hands[:, seat] = pile[:, size - C.HAND_SIZE : size].flip(1)
-                size -= C.HAND_SIZE
-        pile[:, size:] = -1
+                hands[:, seat] = piles[:, dealt : dealt + C.HAND_SIZE]
+                dealt += C.HAND_SIZE
         zeros = torch.zeros(rows, dtype=torch.int64, device=dev)
         return BatchedState(
             hands=hands,
-            draw_pile=pile,
-            draw_pile_size=zeros + size,
+            piles=piles,
+            head=zeros + dealt,
+            draw_pile_size=zeros + N - dealt,
+            discard_size=zeros.clone(),
             tokens=shuffled_decks(rows, T, generator, dev),
             ichabod=zeros + self.board.farm,
             horseman=zeros + self.board.horseman_start,
-            discard=torch.full((rows, N), -1, dtype=torch.int64, device=dev),
-            discard_size=zeros.clone(),
             row=torch.full((rows, ROW_SLOTS), -1, dtype=torch.int64, device=dev),
             row_size=zeros.clone(),
             flipped=zeros.clone(),
@@ -255,7 +260,7 @@ class BatchedHeadlessHorseman:
 
     def pumpkins_up(self, state: BatchedState) -> torch.Tensor:
         """``[B]`` pumpkin tokens among the face-up ones."""
-        up = self.token_slots < state.flipped[:, None]
+        up = self.token_ids < state.flipped[:, None]
         return (up & self.is_pumpkin[state.tokens]).sum(dim=1)
 
     def figures(self, state: BatchedState) -> dict[str, torch.Tensor]:
@@ -271,11 +276,10 @@ class BatchedHeadlessHorseman:
     def legal_mask_for(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
         """``[B, 31]`` bool: the cards in ``seat``'s hand; a seat without a hand plays the draw
         pile's top card; nothing once the game is over."""
-        rows = torch.arange(len(seat), device=self.device)
-        hand = state.hands[rows, seat]  # [B, 4]
+        hand = state.hands[torch.arange(len(seat), device=self.device), seat]  # [B, 4]
         mask = torch.zeros(len(seat), A.NUM_ACTIONS + 1, dtype=torch.bool, device=self.device)
-        mask.scatter_(1, torch.where(hand >= 0, hand, A.NUM_ACTIONS), True)
-        mask[:, A.PLAY_TOP] = hand[:, 0] < 0
+        mask.scatter_(1, torch.where(hand >= 0, hand, A.NUM_ACTIONS), self.always.expand_as(hand))
+        mask[:, A.PLAY_TOP] = hand[:, 0] < 0  # no hand: the draw pile's top card
         return mask[:, : A.NUM_ACTIONS] & (state.phase == PLAY)[:, None]
 
     def legal_mask(self, state: BatchedState) -> torch.Tensor:
@@ -318,9 +322,7 @@ class BatchedHeadlessHorseman:
         cards = torch.where(from_pile, drawn.gather(1, nth), actions)
         self._remove_from_hands(state, cards, live[:, None] & ~from_pile)
         self._append_to_row(state, cards, live[:, None] & (cards >= 0))
-        counts = torch.zeros(len(live), C.NUM_TOPS + 1, dtype=torch.int64, device=self.device)
-        counts.scatter_add_(1, self.top[state.row], torch.ones_like(state.row))
-        matched = counts[:, 1:] >= 2
+        matched = self.row_tops(state) >= 2
         has_match = matched.any(dim=1)
         lowest = matched.to(torch.int8).argmax(dim=1) + 1
         again = live & ~has_match
@@ -413,31 +415,34 @@ class BatchedHeadlessHorseman:
     ) -> torch.Tensor:
         """``[B, most]``: ``count[b]`` cards drawn one after another from the top of game b's
         draw pile, ``-1`` past them or when none is left. "If the draw pile runs out, flip the
-        discard pile over to start a new draw pile": the cards come from the pile top-down,
-        then from the discard pile's first card on, and the rest of the discard pile becomes the
-        draw pile (reversed, as flipped over). With ``reshuffle`` the discard pile is shuffled
-        first, in the games whose draw pile runs out."""
-        size, used = state.draw_pile_size, state.discard_size
-        refill = (count > size) & (used > 0)
+        discard pile over to start a new draw pile": the draw reads on into the discard pile
+        from its first card (the ring, module docstring), and what is left of the discard pile
+        becomes the draw pile. With ``reshuffle`` the discard pile is shuffled first, in the
+        games whose draw pile runs out."""
+        draw, used = state.draw_pile_size, state.discard_size
+        runs_out = count > draw
         if self.options.reshuffle:
-            keys = torch.rand(state.discard.shape, generator=generator, device=self.device)
-            keys = torch.where(self.card_slots < used[:, None], keys, 2.0)
-            shuffled = state.discard.gather(1, keys.argsort(dim=1))
-            state.discard = torch.where(refill[:, None], shuffled, state.discard)
+            self._shuffle_discard(state, runs_out & (used > 0), generator)
+        taken = torch.where(runs_out, count.minimum(draw + used), count)
         j = torch.arange(most, device=self.device)[None, :]
-        from_pile = state.draw_pile.gather(1, (size[:, None] - 1 - j).clamp(min=0))
-        from_discard = state.discard.gather(1, (j - size[:, None]).clamp(0, N - 1))
-        cards = torch.where(j < size[:, None], from_pile, from_discard)
-        cards = torch.where((j < count[:, None]) & (j < (size + used)[:, None]), cards, -1)
-        taken = (count - size).clamp(min=0).minimum(used)
-        left = torch.where(refill, used - taken, (size - count).clamp(min=0))
-        flipped = state.discard.gather(1, (used[:, None] - 1 - self.card_slots).clamp(min=0))
-        pile = torch.where(refill[:, None], flipped, state.draw_pile)
-        state.draw_pile = torch.where(self.card_slots < left[:, None], pile, -1)
-        state.draw_pile_size = left
-        state.discard = torch.where(refill[:, None], -1, state.discard)
-        state.discard_size = torch.where(refill, 0, used)
+        slots = (state.head[:, None] + j) % N
+        cards = torch.where(j < taken[:, None], state.piles.gather(1, slots), -1)
+        state.head = (state.head + taken) % N
+        state.draw_pile_size = torch.where(runs_out, draw + used, draw) - taken
+        state.discard_size = torch.where(runs_out, 0, used)
         return cards
+
+    def _shuffle_discard(self, state: BatchedState, live: torch.Tensor, generator) -> None:
+        """Option ``reshuffle``: the discard pile in a random order (argsort of random keys)."""
+        start = state.head + state.draw_pile_size
+        keys = torch.rand(state.piles.shape, generator=generator, device=self.device)
+        keys = torch.where(self.card_ids < state.discard_size[:, None], keys, 2.0)
+        order = keys.argsort(dim=1)  # the discard pile's positions, shuffled, then the rest
+        source = torch.where(self.card_ids < state.discard_size[:, None], order, self.card_ids)
+        ring = state.piles.gather(1, (start[:, None] + source) % N)
+        slots = (start[:, None] + self.card_ids) % N
+        shuffled = state.piles.scatter(1, slots, ring)
+        state.piles = torch.where(live[:, None], shuffled, state.piles)
 
     def _begin_round(self, state: BatchedState, live: torch.Tensor, generator) -> None:
         """Each Player Plays a Card: first, every player with one card left shouts "Ichabod!",
@@ -477,80 +482,96 @@ class BatchedHeadlessHorseman:
         state.row_size = state.row_size + live.sum(dim=1)
 
     def _discard_row(self, state: BatchedState, live: torch.Tensor) -> None:
-        """The row goes onto the discard pile, in row order."""
+        """The row goes onto the discard pile, in row order (at the end of the ring)."""
         slots = torch.arange(ROW_SLOTS, device=self.device)[None, :]
+        end = state.head + state.draw_pile_size + state.discard_size
         keep = live[:, None] & (slots < state.row_size[:, None])
-        target = torch.where(keep, state.discard_size[:, None] + slots, N)  # N: spare column
-        wide = torch.cat([state.discard, state.discard[:, :1]], dim=1)
-        state.discard = wide.scatter(1, target, state.row)[:, :N]
+        target = torch.where(keep, (end[:, None] + slots) % N, N)  # N: a spare column
+        wide = torch.cat([state.piles, state.piles[:, :1]], dim=1)
+        state.piles = wide.scatter(1, target, state.row)[:, :N]
         state.discard_size = state.discard_size + torch.where(live, state.row_size, 0)
         state.row = torch.where(live[:, None], -1, state.row)
         state.row_size = torch.where(live, 0, state.row_size)
 
     # ----------------------------------------------------------------- encodings
-    def _public(
-        self, state: BatchedState, me: torch.Tensor, layout: Any
-    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """The public fields seen from seat ``me[b]`` (as the reference encoder's ``_public``):
-        the vector with its non-binary values written, and the indices to set to 1 (the spare
-        index ``layout.size`` for none)."""
-        o, spare = layout.offsets, layout.size
-        out = torch.zeros(len(me), spare + 1, device=self.device)
-        relative = self.relative[me]  # [B, n]
+    def row_tops(self, state: BatchedState) -> torch.Tensor:
+        """``[B, 6]``: cards in the row per top number 1-6."""
+        counts = torch.zeros(len(state.row), C.NUM_TOPS + 1, device=self.device)
+        top = (state.row + 5) // 5  # card ids run five per top; no card (-1) gives 0
+        return counts.scatter_add_(1, top, self.ones_row.expand_as(top))[:, 1:]
+
+    def _pile_region(self, state: BatchedState) -> tuple[torch.Tensor, torch.Tensor]:
+        """``[B, 30]`` each: which ring slots hold the draw pile, which the discard pile."""
+        place = self.card_ids - state.head[:, None]  # ring slot -> place from the head
+        place = torch.where(place < 0, place + N, place)
+        draw = place < state.draw_pile_size[:, None]
+        discard = ~draw & (place < (state.draw_pile_size + state.discard_size)[:, None])
+        return draw, discard
+
+    def _public(self, state: BatchedState, me: torch.Tensor, layout: Any) -> tuple[list, list]:
+        """The public fields seen from seat ``me[b]`` (as the reference encoder's ``_public``;
+        seats relative to ``me``) as ``(index [B, k], value [B, k])`` pairs: the entries set
+        to 1 where the value is true, and the entries holding other numbers."""
+        o, rows = layout.offsets, len(me)
+        seat_at = (me[:, None] + self.seat_ids) % self.num_players  # relative -> absolute
+        relative = self.seat_ids.expand(rows, -1)
+        _, in_discard = self._pile_region(state)
+        always = self.always.expand(rows, 1)
+
+        def at(name: str) -> torch.Tensor:
+            return torch.full((rows, 1), o[name], device=self.device)
+
         ones = [
-            torch.where(state.phase == OVER, o["over"], spare)[:, None],
-            (o["ichabod"] + state.ichabod)[:, None],
-            (o["horseman"] + state.horseman - C.LOWEST_HORSEMAN_START)[:, None],
-            torch.where(
-                self.token_slots < state.flipped[:, None], o["tokens_up"] + state.tokens, spare
-            ),
-            torch.where(state.row >= 0, o["row"] + state.row, spare),
-            torch.where(state.discard >= 0, o["discard_pile"] + state.discard, spare),
-            torch.where(self.handless[None, :], o["handless"] + relative, spare),
-            torch.where(state.pending >= 0, o["chosen"] + relative, spare),
+            (at("over"), (state.phase == OVER)[:, None]),
+            (o["ichabod"] + state.ichabod[:, None], always),
+            (o["horseman"] - C.LOWEST_HORSEMAN_START + state.horseman[:, None], always),
+            (o["tokens_up"] + state.tokens, self.token_ids < state.flipped[:, None]),
+            (o["row"] + state.row.clamp(min=0), state.row >= 0),
+            (o["discard_pile"] + state.piles, in_discard),
+            (o["handless"] + relative, self.handless[seat_at]),
+            (o["chosen"] + relative, state.pending.gather(1, seat_at) >= 0),
         ]
-        out[:, o["speed_tile"]] = self.options.speed_tile / 4
-        out[:, o["draw_pile_size"]] = state.draw_pile_size / N
-        out[:, o["rounds"]] = state.rounds.clamp(max=8) / 8
-        hand_sizes = (state.hands >= 0).sum(dim=2) / N
-        out.scatter_(1, o["hand_sizes"] + relative, hand_sizes.float())
-        tops = torch.zeros(len(me), C.NUM_TOPS + 1, device=self.device)
-        tops.scatter_add_(
-            1, self.top[state.row], torch.full(state.row.shape, 0.25, device=self.device)
-        )
-        out[:, layout["row_tops"]] = tops[:, 1:]
-        return out, ones
+        hand_sizes = (state.hands >= 0).sum(dim=2).gather(1, seat_at) / N
+        values = [
+            (at("speed_tile"), self.speed_field.expand(rows, 1)),
+            (o["row_tops"] + (state.row + 5) // 5 - 1, (state.row >= 0) / 4),
+            (at("draw_pile_size"), state.draw_pile_size[:, None] / N),
+            (o["hand_sizes"] + relative, hand_sizes),
+            (at("rounds"), state.rounds.clamp(max=8)[:, None] / 8),
+        ]
+        return ones, values
+
+    def _assemble(self, size: int, ones: list, values: list) -> torch.Tensor:
+        """``[B, size]`` float32: the ``ones`` entries set where true, ``values`` added."""
+        index = torch.cat([i for i, _ in ones + values], dim=1)
+        value = torch.cat([v.float() for _, v in ones] + [v for _, v in values], dim=1)
+        out = torch.zeros(len(index), size, device=self.device)
+        return out.scatter_add_(1, index.clamp(min=0), value)
 
     def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
         """``[B, 313]`` float32: what ``seat[b]`` may know, as the reference ``observe``."""
         layout = self.observation_layout
-        o, spare = layout.offsets, layout.size
-        out, ones = self._public(state, seat, layout)
-        rows = torch.arange(len(seat), device=self.device)
-        hand = state.hands[rows, seat]
-        choice = state.pending[rows, seat][:, None]
-        ones.append(torch.where(hand >= 0, o["hand"] + hand, spare))
-        ones.append(torch.where(choice >= 0, o["own_choice"] + choice, spare))
-        out.scatter_(1, torch.cat(ones, dim=1), 1.0)
-        return out[:, :spare]
+        o, rows = layout.offsets, torch.arange(len(seat), device=self.device)
+        ones, values = self._public(state, seat, layout)
+        hand, choice = state.hands[rows, seat], state.pending[rows, seat][:, None]
+        ones.append((o["hand"] + hand, hand >= 0))
+        ones.append((o["own_choice"] + choice, choice >= 0))
+        return self._assemble(layout.size, ones, values)
 
     def encode_state(self, state: BatchedState) -> torch.Tensor:
         """``[B, 590]`` float32: everything, seats absolute, as the reference ``state()``."""
         layout = self.state_layout
-        o, spare = layout.offsets, layout.size
-        seat0 = torch.zeros_like(state.actor)
-        out, ones = self._public(state, seat0, layout)
-        seats = torch.arange(self.num_players, device=self.device)[None, :, None]
+        o, seats = layout.offsets, self.seat_ids[None, :, None]
+        ones, values = self._public(state, torch.zeros_like(state.actor), layout)
+        in_draw, _ = self._pile_region(state)
         hands = o["hands"] + seats * N + state.hands
         choices = o["choices"] + seats[:, :, 0] * (N + 1) + state.pending
-        ones.append(torch.where(state.hands >= 0, hands, spare).flatten(1))
-        ones.append(torch.where(state.pending >= 0, choices, spare))
-        ones.append(
-            torch.where(state.draw_pile >= 0, o["draw_pile_cards"] + state.draw_pile, spare)
-        )
-        ones.append(o["token_order"] + self.token_slots * T + state.tokens)
-        out.scatter_(1, torch.cat(ones, dim=1), 1.0)
-        return out[:, :spare]
+        order = o["token_order"] + self.token_ids * T + state.tokens
+        ones.append((hands.flatten(1), (state.hands >= 0).flatten(1)))
+        ones.append((choices, state.pending >= 0))
+        ones.append((o["draw_pile_cards"] + state.piles, in_draw))
+        ones.append((order, self.always.expand_as(order)))
+        return self._assemble(layout.size, ones, values)
 
 
 def batched_game(reference: Any, device: Any) -> BatchedHeadlessHorseman:
