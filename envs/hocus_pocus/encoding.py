@@ -31,14 +31,25 @@ PUBLIC_FIELDS = [
         "one-hot phase: ask, act, binx, stun_choice, salt, spell_discard, "
         "spell_pass, discard, swap_own, swap_partner, burn, over",
     ),
+    Field("num_players", P - 1, "one-hot number of players at the table, 2–6"),
     Field("turn_player", P, "one-hot seat whose turn it is"),
     Field("actor", P, "one-hot seat whose decision the game waits for"),
     Field("hand_sizes", P, "cards in hand per seat / 50"),
     Field("binx_holder", P + 1, "one-hot: nobody (index 0) or the seat in front of whom Binx is"),
     Field("binx_hand", N, "the hand of the Binx holder (shown to all), multi-hot by card id"),
+    Field(
+        "binx_set_aside",
+        N,
+        "one-hot: the card the Binx holder has chosen to pass or swap (its hand is face up)",
+    ),
     Field("pile_tops", 5 * N, "per Cauldron space, one-hot card id of the top card (0 if empty)"),
+    Field(
+        "buried_cards",
+        5 * N,
+        "per Cauldron space and card id, 1 / depth of a card under the top: 1 right under it "
+        "(what discarding the top uncovers), 1/2 the next, …; 0 if not in that pile",
+    ),
     Field("pile_sizes", 5, "cards per Cauldron space / 50"),
-    Field("cauldron_cards", N, "multi-hot: every card lying in the Cauldron"),
     Field("discard_pile", N, "multi-hot: Ingredient discard pile (purged at round end)"),
     Field("removed_cards", N, "multi-hot: cards out of the game after a purge"),
     Field("deck_size", 1, "Ingredient deck size / 50"),
@@ -64,10 +75,18 @@ PUBLIC_FIELDS = [
 OBSERVATION_FIELDS = PUBLIC_FIELDS + [
     Field("hand", N, "own hand, multi-hot by card id"),
     Field("set_aside", N, "own card chosen to pass or swap, not yet handed over"),
+    Field("handed_card", N, "one-hot: the latest card this player passed or swapped away"),
+    Field("handed_to", P, "one-hot seat it went to"),
+    Field("received_card", N, "one-hot: the latest card this player received by a pass or swap"),
+    Field("received_from", P, "one-hot seat it came from"),
 ]
 STATE_FIELDS = PUBLIC_FIELDS + [
     Field("hands", P * N, "every hand, per absolute seat, multi-hot by card id"),
     Field("set_aside_all", P * N, "every card chosen to pass or swap, per seat"),
+    Field("handed_cards_all", P * N, "per seat, `handed_card`"),
+    Field("handed_to_all", P * P, "per seat, `handed_to` (absolute seats)"),
+    Field("received_cards_all", P * N, "per seat, `received_card`"),
+    Field("received_from_all", P * P, "per seat, `received_from` (absolute seats)"),
     Field("deck_cards", N, "multi-hot: cards in the Ingredient deck (order not encoded)"),
     Field("spell_deck_cards", S, "per spell name, copies in the Spell deck / copies"),
 ]
@@ -103,16 +122,30 @@ class Encoder(FlatEncoder):
         }
 
     def _own(self, state: State, seat: int, o: dict[str, int]) -> list[int]:
-        """Own hand and the card set aside to pass or swap."""
+        """Own hand, the card set aside to pass or swap, and the latest cards handed over."""
         ones = [o["hand"] + c for c in state.hands[seat]]
         if seat in state.set_aside:
             ones.append(o["set_aside"] + state.set_aside[seat])
+        for name, seats, (card, other) in (
+            ("handed_card", "handed_to", state.handed[seat]),
+            ("received_card", "received_from", state.received[seat]),
+        ):
+            if card >= 0:
+                ones += [o[name] + card, o[seats] + self.relative[seat][other]]
         return ones
 
     def _hidden(self, state: State, out: np.ndarray, o: dict[str, int]) -> list[int]:
-        """Every hand, every set-aside card, the deck's cards and the Spell deck's counts."""
+        """Every hand, set-aside card and hand-over, the deck's cards and the Spell deck's
+        counts."""
         ones = [o["hands"] + seat * N + c for seat, hand in enumerate(state.hands) for c in hand]
         ones += [o["set_aside_all"] + seat * N + c for seat, c in state.set_aside.items()]
+        for seat in range(self.n):
+            for name, seats, (card, other) in (
+                ("handed_cards_all", "handed_to_all", state.handed[seat]),
+                ("received_cards_all", "received_from_all", state.received[seat]),
+            ):
+                if card >= 0:
+                    ones += [o[name] + seat * N + card, o[seats] + seat * P + other]
         ones += [o["deck_cards"] + c for c in state.deck]
         for spell in state.spell_deck:
             out[o["spell_deck_cards"] + self.spell_name[spell]] += self.spell_weight[spell]
@@ -126,6 +159,7 @@ class Encoder(FlatEncoder):
         relative = self.relative[me]
         ones = [
             o["phase"] + state.phase,
+            o["num_players"] + n - 2,
             o["turn_player"] + relative[state.turn],
             o["actor"] + relative[state.actor],
             o["stunned"] + state.stunned + 1,
@@ -136,13 +170,17 @@ class Encoder(FlatEncoder):
         if state.binx >= 0:
             off = o["binx_hand"]
             ones += [off + c for c in state.hands[state.binx]]
-        tops, sizes, seen = o["pile_tops"], o["pile_sizes"], o["cauldron_cards"]
+            if state.binx in state.set_aside:
+                ones.append(o["binx_set_aside"] + state.set_aside[state.binx])
+        tops, sizes, buried = o["pile_tops"], o["pile_sizes"], o["buried_cards"]
         for space, pile in enumerate(state.piles):
             if pile:
                 ones.append(tops + space * N + pile[-1])
                 index.append(sizes + space)
                 value.append(len(pile) / N)
-                ones += [seen + c for c in pile]
+                depth = len(pile) - 1
+                index += [buried + space * N + c for c in pile[:-1]]
+                value += [1.0 / (depth - k) for k in range(depth)]
         off = o["discard_pile"]
         ones += [off + c for c in state.discard]
         off = o["removed_cards"]

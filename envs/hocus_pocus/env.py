@@ -4,9 +4,9 @@
 |---|---|
 | agents | `player_0` … `player_{n-1}`, n = 2–6 (default 4) |
 | actions | `Discrete(329)`, see RULES.md |
-| observation | `Box(0, 1, (819,), float32)` |
+| observation | `Box(0, 1, (1186,), float32)` |
 | action_mask | `Box(0, 1, (329,), int8)`, all zeros for agents not to act |
-| state | `Box(0, 1, (1382,), float32)` |
+| state | `Box(0, 1, (2309,), float32)` |
 | rewards | shared: +1 win, −1 loss (+ `stun_reward` per stun, `match_reward` shaping) |
 """
 

@@ -58,6 +58,10 @@ class State:
     spell_context: int = AFTER_SPELL_BOOK
     queue: list[int] = field(default_factory=list)  # seats still to choose for a Spell
     set_aside: dict[int, int] = field(default_factory=dict)  # seat -> card chosen to pass/swap
+    # per seat, (card, to seat) of the latest card it passed or swapped away, and (card, from
+    # seat) of the latest it received that way; (-1, -1) before any
+    handed: list[tuple[int, int]] = field(default_factory=list)
+    received: list[tuple[int, int]] = field(default_factory=list)
     count: int = 0  # cards discarded (DISCARD) or still to burn (BURN)
     partner: int = -1
     outcome: int = 0  # +1 won, -1 lost
@@ -106,6 +110,8 @@ class HocusPocusRules(PhasedRules):
         spells = shuffled(list(range(len(self.spell_names))), rng)
         state = State(hands=hands, deck=deck, spell_deck=spells, rng=rng, turn=start_seat)
         state.questions = np.zeros((3, n, 10), np.float32)
+        state.handed = [(-1, -1)] * n
+        state.received = [(-1, -1)] * n
         self._start_turn(state, start_seat)
         return state
 
@@ -366,7 +372,13 @@ class HocusPocusRules(PhasedRules):
         for seat, card in chosen.items():
             state.hands[seat].remove(card)
         for seat, card in chosen.items():
-            state.hands[(seat + 1) % self.num_players].append(card)
+            self._hand_over(state, seat, (seat + 1) % self.num_players, card)
+
+    def _hand_over(self, state: State, giver: int, taker: int, card: int) -> None:
+        """``card`` (already out of the giver's hand) joins the taker's; both remember it."""
+        state.hands[taker].append(card)
+        state.handed[giver] = (card, taker)
+        state.received[taker] = (card, giver)
 
     def _next_spell_discard(self, state: State) -> None:
         """Oh, Look! / Fly, My Pretty: each queued player discards a card of their choice (skipped
@@ -446,8 +458,8 @@ class HocusPocusRules(PhasedRules):
             own = state.set_aside.pop(state.turn)
             state.hands[state.turn].remove(own)
             hand.remove(card)
-            state.hands[state.turn].append(card)
-            hand.append(own)
+            self._hand_over(state, seat, state.turn, card)
+            self._hand_over(state, state.turn, seat, own)
             state.log.append(("swap", state.turn, seat))
             state.actor = state.turn
             state.partner = -1
