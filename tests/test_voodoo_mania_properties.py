@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
+from envs.voodoo_mania import tick_stats
 from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.options import VoodooManiaOptions
 from envs.voodoo_mania.rules import VoodooManiaRules
@@ -113,3 +114,26 @@ def test_scores_beyond_three_full_deals_of_45_stay_in_their_box():
     obs = encoder.observe(state, 0)
     assert obs.max() <= 1.0
     assert obs[encoder.observation_layout["scores"]][1] == pytest.approx(200 / 270)
+
+
+class _Waiter:
+    def act(self, observation, action_mask) -> int:
+        return A.WAIT
+
+
+class _Eager:
+    """Plays its first legal play at once, else cycles, else waits."""
+
+    def act(self, observation, action_mask) -> int:
+        return int(np.flatnonzero(action_mask)[-1 if not action_mask[1:7].any() else 1])
+
+
+def test_tick_stats_count_contested_ticks_and_round_endings():
+    """The RULES.md measurement: players who never play contest no tick and are truncated at
+    ``max_ticks``; eager players contest some ticks, and every game ends in three rounds."""
+    idle = tick_stats.measure(2, lambda seed: _Waiter(), games=1)
+    assert (idle.ticks, idle.ticks_with_play, idle.contested) == (3000, 0, 0)
+    assert (idle.rounds, idle.truncated) == (0, 1)
+    eager = tick_stats.measure(3, lambda seed: _Eager(), games=2)
+    assert 0 < eager.contested <= eager.ticks_with_play <= eager.ticks
+    assert eager.rounds == 6 and eager.truncated == 0 and eager.stalled <= 6

@@ -59,6 +59,21 @@ def test_setup_deals_by_player_count(n, each):
     assert sorted(dealt + state.out + [state.voodoo[0][0]]) == list(range(C.NUM_CARDS))
 
 
+@pytest.mark.parametrize("n", range(2, 7))
+def test_observation_and_state_show_the_number_of_players(n):
+    """Setup: everyone sees how many players are at the table (a player whose hand and pile are
+    empty looks like an absent seat)."""
+    rules = VoodooManiaRules(n, VoodooManiaOptions())
+    encoder = Encoder(rules)
+    state = rules.new_game(np.random.default_rng(0))
+    expected = [float(k == n - 2) for k in range(5)]
+    assert (
+        encoder.observe(state, n - 1)[encoder.observation_layout["num_players"]].tolist()
+        == expected
+    )
+    assert encoder.encode_state(state)[encoder.state_layout["num_players"]].tolist() == expected
+
+
 # ----------------------------------------------------------------------------- Helpers
 def find_card(wanted: int, kind: str, exclude=()) -> tuple[int, int]:
     """A (card, side) whose side shows ``wanted`` (normal) or misses it (voodoo)."""

@@ -30,6 +30,7 @@ HAND = C.HAND_SIZE * 2 * SIDE
 
 PUBLIC_FIELDS = [
     Field("over", 1, "the game has ended"),
+    Field("num_players", P - 1, "one-hot number of players at the table, 2–6"),
     Field("top_shows", Q, "pairs shown on the visible side of the Voodoo pile's top card"),
     Field("wanted", Q, "one-hot: the pair that side misses (the pair to play)"),
     Field("voodoo_pile_size", 1, "cards in the Voodoo pile / 91"),
@@ -114,6 +115,7 @@ class Encoder(FlatEncoder):
         face = self.rules.deck[card][side]
         ones = [o["top_shows"] + p for p in face.shows]
         ones += [o["wanted"] + face.missing, o["round"] + min(state.round, C.ROUNDS - 1)]
+        ones.append(o["num_players"] + self.n - 2)
         ones.append(
             o["last_player"] + (0 if state.last_player < 0 else 1 + relative[state.last_player])
         )

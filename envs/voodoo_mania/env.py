@@ -4,9 +4,9 @@
 |---|---|
 | agents | `player_0` … `player_{n-1}`, n = 2–6 (default 4) |
 | actions | `Discrete(10)`: wait, play slot k side s, cycle slot k (see RULES.md) |
-| observation | `Box(0, 1, (416,), float32)` |
+| observation | `Box(0, 1, (421,), float32)` |
 | action_mask | `Box(0, 1, (10,), int8)`; in the AEC env all zeros for agents not to act |
-| state | `Box(0, 1, (2591,), float32)` |
+| state | `Box(0, 1, (2596,), float32)` |
 | rewards | at the end: +1 to each winner (fewest points), −1 to the others; or per round |
 """
 
