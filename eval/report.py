@@ -264,29 +264,36 @@ def plot_win_rates(summary: dict, path: Path) -> None:
 
 
 def plot_crossplay(summary: dict, path: Path) -> None:
-    """One heat map per player count and seat split, labelled like the cross-play tables."""
+    """Heat maps labelled like the cross-play tables: one row of panels per player count, one
+    panel per seat split (row agent in k seats)."""
     agents = summary["config"]["agents"]
     label = [names(summary).get(a, a) for a in agents]
-    panels = [(n, k) for n in summary["config"]["players"] for k in crossplay_splits(summary, n)]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.6), squeeze=False)
-    for i, (ax, (n, k)) in enumerate(zip(axes[0], panels, strict=True)):
-        cells = _matrix(summary, n, k)
-        grid = [
-            [cells[a][b]["rate"] if cells[a].get(b) else float("nan") for b in agents]
-            for a in agents
-        ]
-        image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis")
-        ax.set_xticks(range(len(agents)), label, rotation=30, ha="right", fontsize=8)
-        ax.set_yticks(range(len(agents)), label if i == 0 else [], fontsize=8)
-        for r, row in enumerate(grid):
-            for j, v in enumerate(row):
-                ax.text(j, r, f"{v:.0%}", ha="center", va="center", color="white", fontsize=8)
-        ax.set_title(f"{n}p: row ×{k}, column ×{n - k}", fontsize=9)
-        ax.set_xlabel("column agent", fontsize=8)
-        if i == 0:
-            ax.set_ylabel("row agent", fontsize=8)
-    fig.colorbar(image, ax=axes[0].tolist(), label="team win rate")
-    fig.suptitle(f"{summary['config']['env']}: cross-play (row agent in k seats)")
+    counts = [n for n in summary["config"]["players"] if crossplay_splits(summary, n)]
+    width = max(len(crossplay_splits(summary, n)) for n in counts)
+    fig, axes = plt.subplots(
+        len(counts), width, figsize=(4.6 * width, 4.4 * len(counts)), squeeze=False
+    )
+    for axes_row, n in zip(axes, counts, strict=True):
+        splits = crossplay_splits(summary, n)
+        for ax in axes_row[len(splits) :]:
+            ax.axis("off")
+        for i, (ax, k) in enumerate(zip(axes_row, splits, strict=False)):
+            cells = _matrix(summary, n, k)
+            grid = [
+                [cells[a][b]["rate"] if cells[a].get(b) else float("nan") for b in agents]
+                for a in agents
+            ]
+            image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis")
+            ax.set_xticks(range(len(agents)), label, rotation=30, ha="right", fontsize=8)
+            ax.set_yticks(range(len(agents)), label if i == 0 else [], fontsize=8)
+            for r, row in enumerate(grid):
+                for j, v in enumerate(row):
+                    ax.text(j, r, f"{v:.0%}", ha="center", va="center", color="white", fontsize=8)
+            ax.set_title(f"{n} players: row agent ×{k}, column agent ×{n - k}", fontsize=9)
+            if i == 0:
+                ax.set_ylabel("row agent", fontsize=8)
+    fig.colorbar(image, ax=axes.ravel().tolist(), label="team win rate")
+    fig.suptitle(f"{summary['config']['env']}: cross-play (diagonal: the agent's own team)")
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
