@@ -86,9 +86,10 @@ def _split_title(n: int, k: int) -> str:
 
 
 def crossplay_table(summary: dict) -> str:
-    """Win rate of every seat composition of two agents, one matrix per player count and split:
-    row agent in k seats, column agent in the other N − k (diagonal: the agent's own team)."""
-    agents = summary["config"]["agents"]
+    """Win rate and mean score of every seat composition of two agents, one matrix per player
+    count and split: row agent in k seats, column agent in the other N − k (diagonal: the
+    agent's own team)."""
+    agents, score = summary["config"]["agents"], summary["score"]
     label = [names(summary).get(a, a) for a in agents]
     out = []
     for n in summary["config"]["players"]:
@@ -100,26 +101,31 @@ def crossplay_table(summary: dict) -> str:
             for a, name in zip(agents, label, strict=True):
                 out.append(
                     f"| {name} | "
-                    + " | ".join(pct(cells[a][b]) if cells[a].get(b) else "" for b in agents)
+                    + " | ".join(_cell(cells[a].get(b), score) for b in agents)
                     + " |"
                 )
             out.append("")
     return "\n".join(out)
 
 
+def _cell(row: dict | None, score: str) -> str:
+    """Win rate and mean score of one lineup row ('' when it was not played)."""
+    return f"{pct(row['win'])}; {row[score]['mean']:.2f} {score}" if row else ""
+
+
 def _matrix(summary: dict, n: int, k: int) -> dict[str, dict[str, dict]]:
-    """cells[a][b]: win rate with a in k seats and b in n − k; cells[a][a]: a's team."""
+    """cells[a][b]: the row with a in k seats and b in n − k; cells[a][a]: a's team's row."""
     cells: dict[str, dict[str, dict]] = {a: {} for a in summary["config"]["agents"]}
     for r in summary["rows"]:
         if r["players"] != n:
             continue
         if r["kind"] == "team":
-            cells[r["lineup"][0]][r["lineup"][0]] = r["win"]
+            cells[r["lineup"][0]][r["lineup"][0]] = r
         elif r["kind"] == "crossplay" and r["seats"][0] == k:
             a, b = r["lineup"]
-            cells[a][b] = r["win"]
+            cells[a][b] = r
             if k == n - k:
-                cells[b][a] = r["win"]
+                cells[b][a] = r
     return cells
 
 
@@ -280,7 +286,7 @@ def plot_crossplay(summary: dict, path: Path) -> None:
         for i, (ax, k) in enumerate(zip(axes_row, splits, strict=False)):
             cells = _matrix(summary, n, k)
             grid = [
-                [cells[a][b]["rate"] if cells[a].get(b) else float("nan") for b in agents]
+                [cells[a][b]["win"]["rate"] if cells[a].get(b) else float("nan") for b in agents]
                 for a in agents
             ]
             image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis")
