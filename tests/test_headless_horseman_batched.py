@@ -197,8 +197,8 @@ def test_chance_free_steps_equal_the_reference(config, policy):
     Ichabod and his special spaces, Move the Headless Horseman and his scare, the discard pile
     flipped over, the end of the game; at every player count and variant."""
     n, options = config
-    steps = transitions(n, options, policy, games=8, seed=2)
-    assert check_chance_free(n, options, steps) > 150
+    steps = transitions(n, options, policy, games=4, seed=2)
+    assert check_chance_free(n, options, steps) > 60
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
@@ -208,7 +208,7 @@ def test_steps_with_spins_reach_a_reference_outcome(config):
     ``reshuffle``, the shuffled piles hold the same cards and counts)."""
     n, options = config
     env, game = make_game(n, options)
-    steps = [s for s in transitions(n, options, random_policy, games=8, seed=3) if s[4]]
+    steps = [s for s in transitions(n, options, random_policy, games=5, seed=3) if s[4]]
     assert len(steps) >= 5
     state, rewards = batched_step(game, steps, seed=4)
     shuffles = 0
@@ -235,8 +235,8 @@ def test_many_chance_free_steps_equal_the_reference(config):
     lowest-card play)."""
     n, options = config
     start, checked = time.perf_counter(), 0
-    for seed, policy in enumerate([random_policy, heuristic_policy, lowest_policy] * 3):
-        checked += check_chance_free(n, options, transitions(n, options, policy, 60, 10 + seed))
+    for seed, policy in enumerate([random_policy, heuristic_policy, lowest_policy]):
+        checked += check_chance_free(n, options, transitions(n, options, policy, 40, 10 + seed))
     print(f"{config_id(config)}: {checked} states in {time.perf_counter() - start:.1f} s")
     assert checked >= 100_000 // len(CONFIGS)
 
@@ -297,11 +297,11 @@ def check_distributions(n: int, agent: str, games: int, seed: int) -> None:
         assert agree(a, b), (name, a.mean(), b.mean())
 
 
-@pytest.mark.parametrize("agent", ["random", "heuristic"])
-def test_game_length_wins_and_scares_agree_with_the_reference(agent):
+@pytest.mark.parametrize("agent, games", [("random", 1000), ("heuristic", 400)])
+def test_game_length_wins_and_scares_agree_with_the_reference(agent, games):
     """Distributions over whole games (chance included): game length, team win rate and
-    scares of random and heuristic teams (3 players, 1,000 games each side)."""
-    check_distributions(3, agent, 1000, seed=7)
+    scares of random and heuristic teams (3 players; the slow test plays 10^4)."""
+    check_distributions(3, agent, games, seed=7)
 
 
 @pytest.mark.slow
@@ -418,7 +418,7 @@ def test_batched_focal_picks_the_reference_heuristics_action(config):
     env = envs.make(ENV, num_players=n, **options).unwrapped
     observations, masks = [], []
     for policy in (random_policy, heuristic_policy):
-        for before, *_ in transitions(n, options, policy, games=4, seed=5):
+        for before, *_ in transitions(n, options, policy, games=2, seed=5):
             observations.append(env.encoder.observe(before, before.actor))
             masks.append(env.rules.legal_mask(before))
     expected = [HEURISTIC.act(o, m) for o, m in zip(observations, masks, strict=True)]
