@@ -50,6 +50,41 @@ def sample(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return action.squeeze(1), torch.log_softmax(logits, -1).gather(1, action).squeeze(1)
 
 
+def gae(
+    rewards: torch.Tensor,
+    values: torch.Tensor,
+    dones: torch.Tensor,
+    learners: torch.Tensor,
+    next_value: torch.Tensor,
+    next_done: torch.Tensor,
+    next_learner: torch.Tensor,
+    gamma: float,
+    lam: float,
+) -> torch.Tensor:
+    """Generalized advantage estimates, ``[T, N]`` like ``rewards``.
+
+    ``dones[t]`` marks step ``t``'s observation as an episode's first; ``learners[t]`` (1 or 0)
+    says whether step ``t`` is the learner's decision; the ``next_*`` rows describe the step
+    after the last. Discount and lambda apply only on the way into a learner's decision, so the
+    opponents' moves between two of its decisions (and their rewards) belong to one transition,
+    as in the single-agent view. With every step the learner's, this is CleanRL's GAE.
+    """
+    advantages = torch.zeros_like(rewards)
+    last = torch.zeros_like(next_value)
+    for t in reversed(range(len(rewards))):
+        final = t == len(rewards) - 1
+        following_done = next_done if final else dones[t + 1]
+        following_value = next_value if final else values[t + 1]
+        following_learner = (next_learner if final else learners[t + 1]).bool()
+        discount = torch.where(following_learner, gamma, 1.0)
+        trace = torch.where(following_learner, lam, 1.0)
+        alive = 1.0 - following_done
+        delta = rewards[t] + discount * following_value * alive - values[t]
+        last = delta + discount * trace * alive * last
+        advantages[t] = last
+    return advantages
+
+
 def evaluate(
     make_player: Callable[[], Agent], config: TrainConfig, games: int, seed: int
 ) -> dict[str, float]:
@@ -148,27 +183,20 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             recent.extend(live["ret"][ended].tolist())
             memory[ended] = 0.0
 
-        # Generalized advantage estimation; ``dones[t]`` marks obs[t] as an episode's first.
         with torch.no_grad():
             next_value = net.value(next_critic)
-        # Discount (and lambda) only on the way into a learner's decision: opponents' moves
-        # between two of its decisions belong to one transition.
-        advantages = torch.zeros_like(rewards)
-        last = torch.zeros(n_envs, device=device)
-        for t in reversed(range(n_steps)):
-            final = t == n_steps - 1
-            following_done = live["done"] if final else dones[t + 1]
-            following_value = next_value if final else values[t + 1]
-            if final:
-                following_learner = live["learner"] if batched else all_learner
-            else:
-                following_learner = learners[t + 1]
-            gamma = torch.where(following_learner.bool(), config.gamma, 1.0)
-            lam = torch.where(following_learner.bool(), config.gae_lambda, 1.0)
-            alive = 1.0 - following_done
-            delta = rewards[t] + gamma * following_value * alive - values[t]
-            last = delta + gamma * lam * alive * last
-            advantages[t] = last
+        following = live["learner"] if batched else all_learner
+        advantages = gae(
+            rewards,
+            values,
+            dones,
+            learners,
+            next_value,
+            live["done"],
+            following,
+            config.gamma,
+            config.gae_lambda,
+        )
         returns = advantages + values
 
         b_obs, b_critic = obs_buf.reshape(batch, -1), critic_buf.reshape(batch, -1)
