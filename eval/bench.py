@@ -7,6 +7,7 @@ the ratio to each peer, the median reset cost and the peak Python heap of a run 
 does not see memory that a C++ core such as Hanabi's allocates).
 
     python -m eval.bench [--steps 20000] [--repeats 5] [--all-players] [--quick]
+    python -m eval.bench --batched [--quick]   # the batched engines beside Pgx (eval.bench_batched)
 
 A progress bar counts the runs; ``--quick`` (2,000 steps, one repeat) gives rough figures fast.
 
@@ -121,7 +122,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument(
         "--quick", action="store_true", help="2,000 steps and one repeat (rough figures)"
     )
+    parser.add_argument(
+        "--batched", action="store_true", help="the batched engines beside Pgx instead"
+    )
     args = parser.parse_args(argv)
+    if args.batched:
+        from eval import bench_batched
+
+        bench_batched.main(quick=args.quick)
+        return {}
     if args.quick:
         args.steps, args.repeats = min(args.steps, 2_000), 1
     makers = candidates(args.all_players)
