@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
-from envs.voodoo_mania import tick_stats
 from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.options import VoodooManiaOptions
 from envs.voodoo_mania.rules import VoodooManiaRules
+from eval import voodoo_tick_stats as tick_stats
 
 games = st.fixed_dictionaries(
     {

@@ -1,6 +1,6 @@
 """How often players play at once, and how rounds end, in Voodoo Mania's tick model.
 
-python -m envs.voodoo_mania.tick_stats [--games 100]   # the table in RULES.md
+python -m eval.voodoo_tick_stats [--games 100]   # the table in RULES.md
 
 Every seat of a game is played by one kind of agent (anything with ``act(observation, mask)``),
 all choosing from the same table each tick as in the Parallel env. A tick is *contested* when two
