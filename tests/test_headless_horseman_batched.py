@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import math
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -23,7 +24,10 @@ from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
 from envs.headless_horseman.batched import batched_game, from_reference, to_reference
+from envs.headless_horseman.encoding import Encoder
+from envs.headless_horseman.options import HeadlessHorsemanOptions
 from envs.headless_horseman.phases import Phase
+from envs.headless_horseman.rules import HeadlessHorsemanRules
 
 ENV = "headless_horseman_v0"
 CONFIGS = [
@@ -94,11 +98,13 @@ def lowest_policy(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -
     return int(np.flatnonzero(mask)[0])
 
 
-def transitions(n: int, options: dict, policy, games: int, seed: int) -> list[tuple]:
+def transitions(
+    n: int, options: dict, policy, games: int, seed: int, board: C.Board = C.BOARD
+) -> list[tuple]:
     """``(state before, action, state after, rewards, used chance)`` of every AEC step of
     ``games`` reference games."""
-    env = envs.make(ENV, num_players=n, **options).unwrapped
-    rules, encoder = env.rules, env.encoder
+    reference, _ = make_game(n, options, board)
+    rules, encoder = reference.rules, reference.encoder
     rng = np.random.default_rng(seed)
     steps = []
     for game in range(games):
@@ -139,9 +145,11 @@ def batched_step(game, steps: list[tuple], seed: int = 0):
     return state, rewards
 
 
-def make_game(n: int, options: dict):
-    env = envs.make(ENV, num_players=n, **options).unwrapped
-    return env, batched_game(env, torch.device("cpu"))
+def make_game(n: int, options: dict, board: C.Board = C.BOARD):
+    """The reference (its ``rules`` and ``encoder``) and the batched engine, on ``board``."""
+    rules = HeadlessHorsemanRules(n, HeadlessHorsemanOptions(**options), board)
+    reference = SimpleNamespace(rules=rules, encoder=Encoder(rules))
+    return reference, batched_game(reference, torch.device("cpu"))
 
 
 # ----------------------------------------------------------------------------- conversion
@@ -171,10 +179,10 @@ def test_new_games_are_set_up_as_the_rulebook_says():
 
 
 # ----------------------------------------------------------------------------- transitions
-def check_chance_free(n: int, options: dict, steps: list[tuple]) -> int:
+def check_chance_free(n: int, options: dict, steps: list[tuple], board: C.Board = C.BOARD) -> int:
     """Every chance-free step of ``steps`` gives the reference's next state, rewards, acting
     observation, mask and ``state()``; returns how many were checked."""
-    env, game = make_game(n, options)
+    env, game = make_game(n, options, board)
     steps = [s for s in steps if not s[4]]
     state, rewards = batched_step(game, steps)
     observation = game.observe(state, game.acting_seat(state)).numpy()
@@ -201,15 +209,12 @@ def test_chance_free_steps_equal_the_reference(config, policy):
     assert check_chance_free(n, options, steps) > 60
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
-def test_steps_with_spins_reach_a_reference_outcome(config):
-    """Tree, Split Path, "Ichabod!" draws and scares onto the Spinning Tree: the batched next
-    state and rewards are among those the reference reaches with some spins (with
-    ``reshuffle``, the shuffled piles hold the same cards and counts)."""
-    n, options = config
-    env, game = make_game(n, options)
-    steps = [s for s in transitions(n, options, random_policy, games=5, seed=3) if s[4]]
-    assert len(steps) >= 5
+def check_spins(n: int, options: dict, steps: list[tuple], board: C.Board = C.BOARD) -> int:
+    """Every step of ``steps`` with chance gives a next state and rewards the reference
+    reaches with some spins (with ``reshuffle``, the same cards, turns and choices); returns
+    how many were checked."""
+    env, game = make_game(n, options, board)
+    steps = [s for s in steps if s[4]]
     state, rewards = batched_step(game, steps, seed=4)
     shuffles = 0
     for row, (before, action, after, _, _) in enumerate(steps):
@@ -226,6 +231,26 @@ def test_steps_with_spins_reach_a_reference_outcome(config):
         assert reached, (row, got, [s for s, _ in outcomes][:3])
         assert rewards[row].tolist() == pytest.approx(list(reached[0]), abs=1e-6)
     assert shuffles < len(steps)
+    return len(steps)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_steps_with_spins_reach_a_reference_outcome(config):
+    """Tree, Split Path, "Ichabod!" draws and scares onto the Spinning Tree: the batched next
+    state and rewards are among those the reference reaches with some spins (with
+    ``reshuffle``, the shuffled piles hold the same cards and counts)."""
+    n, options = config
+    assert check_spins(n, options, transitions(n, options, random_policy, 5, seed=3)) >= 5
+
+
+def test_other_boards_equal_the_reference():
+    """The board is data: on components.md's first guess (Horseman at -10, trees whose spins
+    reach scare spaces and secret paths) chance-free steps and steps with spins agree too."""
+    board = C.FIRST_GUESS_BOARD
+    for n, policy in ((2, random_policy), (3, lowest_policy), (4, random_policy)):
+        steps = transitions(n, {}, policy, 6, seed=n, board=board)
+        assert check_chance_free(n, {}, steps, board) > 50
+        assert check_spins(n, {}, steps, board) > 5
 
 
 @pytest.mark.slow
@@ -236,7 +261,7 @@ def test_many_chance_free_steps_equal_the_reference(config):
     n, options = config
     start, checked = time.perf_counter(), 0
     for seed, policy in enumerate([random_policy, heuristic_policy, lowest_policy]):
-        checked += check_chance_free(n, options, transitions(n, options, policy, 40, 10 + seed))
+        checked += check_chance_free(n, options, transitions(n, options, policy, 110, 10 + seed))
     print(f"{config_id(config)}: {checked} states in {time.perf_counter() - start:.1f} s")
     assert checked >= 100_000 // len(CONFIGS)
 
