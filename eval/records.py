@@ -40,7 +40,7 @@ from envs.core.errors import CauldronError, ConfigError
 
 FORMAT = "cauldron-game"
 VERSION = 1
-CHECKPOINT = 64
+CHECKPOINT = 128
 
 
 class RecordError(ConfigError):
@@ -72,7 +72,7 @@ class GameRecord:
     def to_lines(self) -> list[str]:
         """The game as JSON Lines (compact separators), without newlines."""
         objects = [self.header, *self.steps, {"end": self.end}]
-        return [json.dumps(o, separators=(",", ":")) for o in objects]
+        return [json.dumps(o, separators=(",", ":"), default=jsonable) for o in objects]
 
     def line_of(self, step: int | None) -> int | None:
         """File line of ``step`` (``None``: the header; ``len(steps)``: the end line)."""
@@ -112,27 +112,28 @@ class EventLog:
     its renderer and trims from the front); games without a log have no events."""
 
     def __init__(self, env) -> None:
-        self.env = env
-        self.mark()
-
-    def mark(self) -> None:
-        """Remember the log's current end."""
-        log = getattr(self.env.unwrapped.game, "log", None) or []
+        self.base = env.unwrapped
+        log = getattr(self.base.game, "log", None) or []
         self.size, self.last = len(log), (log[-1] if log else None)
 
     def new(self) -> list:
-        """Events appended since :meth:`mark` (as JSON data), found by the last seen entry's
-        identity, so a trim from the front does not hide them; then marks again."""
-        log = getattr(self.env.unwrapped.game, "log", None) or []
-        start = 0
-        if self.last is not None:
-            for i in range(min(self.size, len(log)) - 1, -1, -1):
-                if log[i] is self.last:
-                    start = i + 1
-                    break
-        events = jsonable(log[start:])
-        self.size, self.last = len(log), (log[-1] if log else None)
-        return events
+        """Events appended since the last call (the game's own tuples; :func:`jsonable` makes
+        them JSON data), found by the last seen entry's identity, so a trim from the front does
+        not hide them."""
+        log = getattr(self.base.game, "log", None) or []
+        size, last = self.size, self.last
+        if last is None:
+            start = 0
+        elif len(log) >= size and log[size - 1] is last:
+            start = size  # not trimmed
+        else:
+            start = next(
+                (i + 1 for i in range(min(size, len(log)) - 1, -1, -1) if log[i] is last), 0
+            )
+        if start == len(log):
+            return []
+        self.size, self.last = len(log), log[-1]
+        return log[start:]
 
 
 def changed_options(options: Any) -> dict[str, Any]:
@@ -146,7 +147,8 @@ def changed_options(options: Any) -> dict[str, Any]:
 
 
 def _ended(env) -> bool:
-    return all(env.terminations[a] or env.truncations[a] for a in env.agents)
+    base = env.unwrapped
+    return all(base.terminations[a] or base.truncations[a] for a in base.agents)
 
 
 def _end(env, steps: int, returns: list[float]) -> dict[str, Any]:
@@ -172,11 +174,14 @@ class Recorder:
 
     def __init__(self, env) -> None:
         self.env = env
-        self.env_id = env.unwrapped.metadata["name"]
+        self.base = env.unwrapped  # read directly: the wrappers' attribute lookups cost time
+        self.env_id = self.base.metadata["name"]
         self.seat_agents: list[str] = []
         self.meta: dict[str, Any] = {}
         self.record: GameRecord | None = None
         self._names: dict[int, str] = {}
+        self._seats = {a: i for i, a in enumerate(self.base.possible_agents)}
+        self.last = env.last  # bound once: no lookup through the wrappers at every step
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.env, name)
@@ -189,7 +194,7 @@ class Recorder:
         if seed is None:
             raise ValueError("a recorded game needs a seed: reset(seed=...)")
         self.env.reset(seed=seed, options=options)
-        base = self.env.unwrapped
+        base = self.base
         header = {
             "record": FORMAT,
             "version": VERSION,
@@ -206,18 +211,18 @@ class Recorder:
         self.record = None
 
     def step(self, action: Any) -> None:
-        env = self.env
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(action)
+        base = self.base
+        agent = base.agent_selection
+        if base.terminations[agent] or base.truncations[agent]:
+            self.env.step(action)
             return
-        seat = env.unwrapped.possible_agents.index(agent)
-        env.step(action)
+        self.env.step(action)
         index = int(action)
-        if index not in self._names:
-            self._names[index] = env.unwrapped.rules.action_name(index)
-        line: dict[str, Any] = {"s": seat, "a": index, "n": self._names[index]}
-        rewards = [env.rewards.get(a, 0.0) for a in env.unwrapped.possible_agents]
+        name = self._names.get(index)
+        if name is None:
+            name = self._names[index] = base.rules.action_name(index)
+        line: dict[str, Any] = {"s": self._seats[agent], "a": index, "n": name}
+        rewards = [base.rewards.get(a, 0.0) for a in self._seats]
         if any(rewards):
             line["r"] = rewards
             self._returns = [x + y for x, y in zip(self._returns, rewards, strict=True)]
@@ -227,9 +232,9 @@ class Recorder:
         steps = self._game.steps
         steps.append(line)
         if len(steps) % CHECKPOINT == 0:
-            line["h"] = state_hash(env)[:16]
-        if _ended(env):
-            self._game.end = _end(env, len(steps), self._returns)
+            line["h"] = state_hash(base)[:16]
+        if base.terminations[agent] or base.truncations[agent]:  # the table ends together
+            self._game.end = _end(base, len(steps), self._returns)
             self.record = self._game
 
 
@@ -376,9 +381,9 @@ def replay(game: GameRecord, render: bool = False) -> Iterator[tuple[int, Any]]:
         if rewards != expected:
             raise game.error(k, f"rewards {rewards} differ from the record's {expected}")
         returns = [x + y for x, y in zip(returns, rewards, strict=True)]
-        added = events.new()
-        if added != line.get("e", []):
-            raise game.error(k, f"events {added} differ from the record's {line.get('e', [])}")
+        added, recorded = jsonable(events.new()), jsonable(line.get("e", []))
+        if added != recorded:
+            raise game.error(k, f"events {added} differ from the record's {recorded}")
         if "h" in line and state_hash(env)[:16] != line["h"]:
             raise game.error(k, "the state differs from the record's (checkpoint hash)")
         yield k + 1, env
@@ -409,3 +414,76 @@ def bytes_per_step(games: list[GameRecord]) -> float:
     """Average record size (bytes, header and end lines included) per decision."""
     size = sum(len(line) + 1 for g in games for line in g.to_lines())
     return size / max(1, sum(len(g.steps) for g in games))
+
+
+class ActionLog:
+    """Wraps an AEC env and keeps only the actions of the current game (``actions``): the cheap
+    way to record every game of an evaluation, completed into records by :func:`rebuild` for
+    the games kept."""
+
+    def __init__(self, env) -> None:
+        self.env = env
+        self.last = env.last  # bound once: no lookup through the wrappers at every step
+        self.actions: list[int] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.actions = []
+        self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        if action is not None:
+            self.actions.append(int(action))
+        self.env.step(action)
+
+
+def rebuild(
+    env_id: str,
+    players: int,
+    options: dict[str, Any],
+    seed: int,
+    actions: list[int],
+    agents: list[str],
+    meta: dict[str, Any] | None = None,
+) -> GameRecord:
+    """The full record of a game known by its seed and actions (from an :class:`ActionLog`),
+    played again through a :class:`Recorder`; ``ValueError`` if the actions do not finish it."""
+    env = Recorder(envs.make(env_id, num_players=players, **options))
+    env.next_game(agents, meta)
+    env.reset(seed=seed)
+    for action in actions:
+        env.step(action)
+    if env.record is None or len(env.record.steps) != len(actions):
+        raise ValueError(f"{env_id} seed {seed}: the {len(actions)} actions do not end the game")
+    return env.record
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A game an evaluation may save: its ``score`` (higher is better for the lineup's first
+    agent), seed, who sat where, its actions and its returns (to check the rebuilt record)."""
+
+    score: float
+    seed: int
+    agents: tuple[str, ...]
+    actions: tuple[int, ...]
+    returns: tuple[float, ...]
+
+
+def select(candidates: Iterable[Kept], n: int) -> list[tuple[Kept, str]]:
+    """Up to ``n`` games with why each was kept: the best and the worst by score (ties: the
+    lowest seed), then the lowest seeds. The same whatever order or chunks they came in, so
+    selecting the selections of parts gives the selection of the whole."""
+    pool = sorted(candidates, key=lambda k: k.seed)
+    chosen: list[tuple[Kept, str]] = []
+    if n >= 1 and pool:
+        best = max(pool, key=lambda k: (k.score, -k.seed))
+        worst = min(pool, key=lambda k: (k.score, k.seed))
+        chosen.append((best, "best"))
+        if n >= 2 and worst is not best:
+            chosen.append((worst, "worst"))
+    taken = {k.seed for k, _ in chosen}
+    chosen += [(k, "first seeds") for k in pool if k.seed not in taken][: max(0, n - len(chosen))]
+    return chosen

@@ -196,3 +196,37 @@ def test_bad_json_and_bad_fields_name_the_line(record_file):
 def test_a_missing_file_is_a_record_error(tmp_path):
     with pytest.raises(records.RecordError, match="no such record file"):
         records.read_games(tmp_path / "none.jsonl")
+
+
+def test_an_action_log_rebuilds_the_full_record():
+    env_id = envs.ids()[-1]
+    env = records.ActionLog(envs.make(env_id, num_players=3))
+    agents = {a: make_agent("random", env_id) for a in env.possible_agents}
+    result = play_game(env, agents, 21)
+    rebuilt = records.rebuild(env_id, 3, {}, 21, env.actions, ["random"] * 3, {"kept": "best"})
+    [direct], _ = record_games(env_id, "random", [21])
+    assert rebuilt.end["returns"] == list(result.returns.values())
+    assert [s["a"] for s in rebuilt.steps] == env.actions == [s["a"] for s in direct.steps]
+    assert rebuilt.header["meta"] == {"kept": "best"}
+    with pytest.raises(ValueError, match="do not end the game"):
+        records.rebuild(env_id, 3, {}, 21, env.actions[:-1], ["random"] * 3)
+
+
+def kept(score: float, seed: int) -> records.Kept:
+    return records.Kept(score, seed, ("a", "b"), (), ())
+
+
+def test_selection_keeps_best_worst_then_first_seeds_whatever_the_chunks():
+    games = [kept(s, seed) for seed, s in enumerate([3, 9, 1, 9, 5, 1, 4])]
+    chosen = records.select(games, 4)
+    assert [(k.seed, why) for k, why in chosen] == [
+        (1, "best"),
+        (2, "worst"),
+        (0, "first seeds"),
+        (3, "first seeds"),
+    ]
+    parts = records.select(games[:3], 4) + records.select(games[3:], 4)
+    assert records.select([k for k, _ in parts], 4) == chosen
+    assert records.select(games, 1) == [(games[1], "best")]
+    assert records.select([kept(2, 7)], 3) == [(kept(2, 7), "best")]
+    assert records.select(games, 0) == []
