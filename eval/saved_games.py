@@ -1,0 +1,98 @@
+"""An evaluation's saved games (``save_games: N``): which games to keep, their records and page.
+
+Every game of a lineup is played through an :class:`~eval.records.ActionLog` (its actions only);
+each chunk of seeds keeps its candidates and the whole run keeps, per lineup, the best and the
+worst game by score and then the first seeds (:func:`eval.records.select`, the same whatever the
+workers). The kept games are played again from their seeds and actions into full records, each
+checked against the returns of the game it repeats, and written to ``games.jsonl`` beside the
+viewer page ``games.html`` in the run folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from eval.records import Kept, bytes_per_step, rebuild, select, write_games
+from eval.viewer import write_page
+
+RECORDS, PAGE = "games.jsonl", "games.html"
+
+
+def score(
+    agents: Sequence[str],
+    seating: Sequence[str],
+    info: Mapping[str, Any],
+    cooperative: bool,
+    key: str,
+) -> float:
+    """A game's score for its lineup: in a cooperative game the team's ``info[key]``; in a
+    competitive one the first agent's mean seat score (``info["scores"]``) minus the second's."""
+    if cooperative:
+        return float(info[key])
+    by: dict[str, list[float]] = {a: [] for a in agents}
+    for seat, value in enumerate(info["scores"]):
+        by[seating[seat]].append(float(value))
+    first, second = (sum(by[a]) / len(by[a]) for a in agents[:2])
+    return first - second
+
+
+def measure(cooperative: bool, key: str, agents: Sequence[str]) -> str:
+    """What :func:`score` measures, in words."""
+    return key if cooperative else f"{agents[0]}'s score margin over {agents[1]}"
+
+
+def keep(
+    agents: Sequence[str],
+    seed: int,
+    seating: Sequence[str],
+    info: Mapping[str, Any],
+    returns: Sequence[float],
+    actions: Sequence[int],
+    cooperative: bool,
+    key: str,
+) -> Kept:
+    """A played game as a candidate to save (see :func:`score`)."""
+    value = score(agents, seating, info, cooperative, key)
+    return Kept(value, seed, tuple(seating), tuple(actions), tuple(returns))
+
+
+def save(
+    folder: Path,
+    env_id: str,
+    options: Mapping[str, Any],
+    kept: Mapping[str, tuple[int, str, list[Kept]]],
+    per_lineup: int,
+) -> dict[str, Any]:
+    """Rebuild and write the kept games of every lineup (label -> (players, what the score
+    measures, candidates)) to ``folder``; what the report says about them (files, games, bytes
+    per step)."""
+    games = []
+    for label, (players, measured, candidates) in kept.items():
+        for game, why in select(candidates, per_lineup):
+            meta = {"lineup": label, "kept": f"{why} by {measured}", "score": game.score}
+            record = rebuild(
+                env_id,
+                players,
+                dict(options),
+                game.seed,
+                list(game.actions),
+                list(game.agents),
+                meta,
+            )
+            if record.end["returns"] != list(game.returns):
+                raise RuntimeError(
+                    f"{label} seed {game.seed}: replaying the evaluated game's actions gave "
+                    f"returns {record.end['returns']}, the game had {list(game.returns)}"
+                )
+            games.append(record)
+    write_games(folder / RECORDS, games)
+    write_page([folder / RECORDS], folder / PAGE)
+    return {
+        "records": RECORDS,
+        "viewer": PAGE,
+        "games": len(games),
+        "per_lineup": per_lineup,
+        "bytes_per_step": round(bytes_per_step(games), 1),
+    }
