@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,11 @@ if TYPE_CHECKING:
 
 def fit(config: TrainConfig, log: RunLog) -> Path:
     """Train with ``config.trainer`` (``torch``: :mod:`train.ppo`; ``sb3``: :mod:`train.sb3`)
-    and return the final checkpoint's path."""
+    on ``config.threads`` torch threads (0: one per core) and return the final checkpoint's
+    path."""
+    import torch
+
+    torch.set_num_threads(config.threads or os.cpu_count() or 1)
     if config.trainer == "torch":
         from train.ppo import train
     else:

@@ -1,12 +1,13 @@
 """Train an agent from a YAML config, then evaluate it against the baselines.
 
-    python -m train configs/train/quickstart.yaml [--quiet] [--set key=value ...]
+    python -m train configs/train/quickstart.yaml [--quiet] [--set key=value ...] [--seeds 0,1,2]
 
-The run folder ``<out>/<name>/`` receives the config, ``metrics.csv``, TensorBoard logs (``tb/``),
-checkpoints, ``train_state.pt``, ``final.pt`` or ``final.zip``, and the final evaluation
-(``evaluation/``: report, results and plots). The folder is locked while the run uses it; a fresh
-run clears what a previous run left there, ``resume: true`` continues it
-(:mod:`train.runfolder`).
+The run folder ``<out>/<name>/`` (``name`` defaults to ``<config file stem>-seed<seed>``)
+receives the config, ``metrics.csv``, TensorBoard logs (``tb/``), checkpoints,
+``train_state.pt``, ``final.pt`` or ``final.zip``, and the final evaluation (``evaluation/``:
+report, results and plots). The folder is locked while the run uses it; a fresh run clears what
+a previous run left there, ``resume: true`` continues it (:mod:`train.runfolder`). ``--seeds``
+runs the config once per seed, then prints a table across the seeds (:mod:`train.results`).
 """
 
 from __future__ import annotations
@@ -14,15 +15,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import torch
 import yaml
 
 from agents import HEURISTICS
 from envs.core.errors import ConfigError, run_command
 from eval import harness, report
 from eval.config import EvalConfig
-from train import fit, runfolder
-from train.config import TrainConfig, load_config, parse_config
+from train import fit, results, runfolder
+from train.config import TrainConfig, load_config
 from train.runlog import RunLog
 
 
@@ -51,18 +51,33 @@ def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int | None 
     return summary
 
 
-def overrides(pairs: list[str]) -> dict:
-    """``["key=value", ...]`` as a dict, each value read as YAML (``64``, ``[256, 256]``)."""
-    data = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
-        data[key] = yaml.safe_load(value)
-    return data
+def run(config: TrainConfig, quiet: bool = False) -> dict:
+    """One training run in its (locked) folder, then its final evaluation; the summary."""
+    folder = config.folder
+    with runfolder.claim(config):
+        config_text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
+        (folder / "config.yaml").write_text(config_text)
+        checkpoint = fit(config, RunLog(folder, quiet=quiet))
+        summary = final_evaluation(config, checkpoint)
+    print(report.main_table(summary))
+    print(f"\ncheckpoint: {checkpoint}\nreport: {folder / 'evaluation' / 'report.md'}")
+    return summary
 
 
-def main(argv: list[str] | None = None) -> dict:
+def parse_seeds(text: str) -> list[int]:
+    """``"0,1,2"`` as ``[0, 1, 2]``: distinct seeds of at least 0."""
+    try:
+        seeds = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ConfigError(f"--seeds takes comma-separated integers, got {text!r}") from None
+    if len(set(seeds)) != len(seeds) or min(seeds) < 0:
+        raise ConfigError(f"--seeds must be distinct and at least 0, got {text!r}")
+    return seeds
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict]:
+    """Run the config (or one run per seed of ``--seeds``, then the table across seeds); the
+    final evaluation summaries by run folder."""
     parser = argparse.ArgumentParser(prog="python -m train", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="YAML file (see configs/train/)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -71,22 +86,23 @@ def main(argv: list[str] | None = None) -> dict:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a config field, value in YAML (e.g. --set total_steps=200000); repeatable",
+        help="override a config field, value in YAML (--set learning_rate=3e-4); a dotted key "
+        "sets one environment option (--set options.speed_tile=4); repeatable",
+    )
+    parser.add_argument(
+        "--seeds",
+        metavar="S,S,...",
+        help="one run per seed (folders <name>-seed<S>), then a table across the seeds",
     )
     args = parser.parse_args(argv)
-    config = load_config(args.config)
-    if args.set:
-        config = parse_config({**config.model_dump(), **overrides(args.set)}, args.config)
-    folder = config.folder
-    if config.threads:
-        torch.set_num_threads(config.threads)
-    with runfolder.claim(config):
-        (folder / "config.yaml").write_text(yaml.safe_dump(config.model_dump(), sort_keys=False))
-        checkpoint = fit(config, RunLog(folder, quiet=args.quiet))
-        summary = final_evaluation(config, checkpoint)
-    print(report.main_table(summary))
-    print(f"\ncheckpoint: {checkpoint}\nreport: {folder / 'evaluation' / 'report.md'}")
-    return summary
+    seeds: list[int | None] = [None]
+    if args.seeds:
+        seeds = list(parse_seeds(args.seeds))
+    configs = [load_config(args.config, args.set, seed) for seed in seeds]  # all checked first
+    summaries = {str(config.folder): run(config, args.quiet) for config in configs}
+    if args.seeds:
+        print("\n" + results.seed_table([config.folder for config in configs]))
+    return summaries
 
 
 if __name__ == "__main__":

@@ -1,26 +1,38 @@
 """Training throughput: learner env-steps per second of both trainers on every game, beside
-sb3-contrib MaskablePPO on PettingZoo's ``hanabi_v5`` measured in the same run.
+sb3-contrib MaskablePPO on PettingZoo's ``hanabi_v5`` measured in the same run, and what torch
+threads do when another process loads the cores.
 
-    python -m train.bench [--steps 65536] [--repeats 3]
+    python -m train.bench [--steps 65536] [--repeats 3] [--quick]
 
-Each figure is the median over the repeats of a whole training run of ``--steps`` learner steps
-(start-up of the games and the final checkpoint included; imports and evaluation left out), two
-hidden layers of 128 and 4 epochs of 4 minibatches per update everywhere:
+Rows are printed as they are measured. Each figure is the median over the repeats of a whole
+training run of ``--steps`` learner steps (start-up of the games and the final checkpoint
+included; imports and evaluation left out), two hidden layers of 128 and 4 epochs of 4
+minibatches per update everywhere, on the default 1 torch thread:
 
 * ``sb3`` rows and the Hanabi peer: 8 games in lockstep, rollouts of 128 (batch 1,024);
 * ``torch @ sb3 settings``: the PyTorch trainer with those same settings;
 * ``torch``: the PyTorch trainer with the settings its configs ship with: 64 games in lockstep,
   rollouts of 64 (batch 4,096).
 
-Hanabi is ``hanabi_v5.env()`` as PettingZoo ships it, through the same bridge.
+The threads rows run the shipped ``torch`` settings on the Headless Horseman with 1 thread and
+with one per core (``threads: 0``), each alone and beside a competing process that keeps one core
+busy with numpy. ``--quick``: one repeat of 8,192 steps (rougher figures, a few minutes).
+
+Hanabi is ``hanabi_v5.env()`` as PettingZoo ships it, through the same bridge (needs the
+``bench`` extra and OpenSpiel; without them the Hanabi row is left out, saying why).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 
 import envs
 from train import fit
@@ -35,9 +47,13 @@ TRAINERS = {
     "torch @ sb3 settings": ("torch", SB3_SETTINGS),
     "torch": ("torch", SHIPPED_SETTINGS),
 }
+# The competing process: one core of numpy matrix products until it is stopped.
+SPIN = "import numpy as np\na = np.random.rand(300, 300)\nwhile True:\n    a = np.tanh(a @ a / 300)"
 
 
-def time_training(env_id: str, trainer: str, settings: dict, steps: int, seed: int) -> float:
+def time_training(
+    env_id: str, trainer: str, settings: dict, steps: int, seed: int, threads: int = 1
+) -> float:
     """Learner steps per second of one training run."""
     with tempfile.TemporaryDirectory() as out:
         config = parse_config(
@@ -48,6 +64,7 @@ def time_training(env_id: str, trainer: str, settings: dict, steps: int, seed: i
                 "total_steps": steps,
                 "hidden": [128, 128],
                 "seed": seed,
+                "threads": threads,
                 "eval_every": 10**6,
                 "eval_games": 1,
                 "opponents": OPPONENTS.get(env_id, []),
@@ -89,28 +106,70 @@ def time_sb3_hanabi(steps: int, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
+@contextlib.contextmanager
+def competing_process() -> Iterator[None]:
+    """A process that keeps one core busy (single-threaded numpy) while the block runs."""
+    single = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    spinner = subprocess.Popen([sys.executable, "-c", SPIN], env={**os.environ, **single})
+    try:
+        time.sleep(0.5)  # let it start spinning
+        yield
+    finally:
+        spinner.terminate()
+        spinner.wait()
+
+
+def rows(steps: int) -> Iterator[tuple[str, str, Callable[[int], float]]]:
+    """``(trainer, env, measure(seed))`` for every row of the table, in print order."""
+    try:
+        from pettingzoo.classic import hanabi_v5
+
+        hanabi_v5.env()
+    except ImportError as err:
+        print(f"(no hanabi_v5 peer row: {str(err).splitlines()[0]})", flush=True)
+    else:
+        yield "sb3", "hanabi_v5", lambda seed: time_sb3_hanabi(steps, seed)
+    for env_id in envs.ids():
+        for label, (trainer, settings) in TRAINERS.items():
+            yield (
+                label,
+                env_id,
+                lambda seed, e=env_id, t=trainer, s=settings: time_training(e, t, s, steps, seed),
+            )
+    horseman = "headless_horseman_v0"
+    for threads, name in ((1, "1 thread"), (0, f"{os.cpu_count()} threads")):
+        for busy in (False, True):
+            label = f"torch, {name}" + (", beside a busy process" if busy else "")
+
+            def measure(seed: int, threads: int = threads, busy: bool = busy) -> float:
+                with competing_process() if busy else contextlib.nullcontext():
+                    return time_training(horseman, "torch", SHIPPED_SETTINGS, steps, seed, threads)
+
+            yield label, horseman, measure
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=65_536)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--quick", action="store_true", help="1 repeat of 8,192 steps: rougher, a few minutes"
+    )
     args = parser.parse_args(argv)
+    steps, repeats = (8_192, 1) if args.quick else (args.steps, args.repeats)
+    if args.quick:
+        print(f"quick: {repeats} repeat of {steps:,} steps per row; the figures are rougher")
     for trainer in ("torch", "sb3"):  # imports and first-call costs stay out of the figures
         time_training("headless_horseman_v0", trainer, SB3_SETTINGS, 1024, 0)
-    runs: dict[str, list[float]] = {}
-    for repeat in range(args.repeats):
-        runs.setdefault("sb3 | hanabi_v5", []).append(time_sb3_hanabi(args.steps, repeat))
-        for env_id in envs.ids():
-            for label, (trainer, settings) in TRAINERS.items():
-                runs.setdefault(f"{label} | {env_id}", []).append(
-                    time_training(env_id, trainer, settings, args.steps, repeat)
-                )
-    medians = {name: statistics.median(rates) for name, rates in runs.items()}
-    peer = medians["sb3 | hanabi_v5"]
     print("| trainer | env | learner steps/s (median) | × SB3 on hanabi_v5 |")
-    print("|---|---|---|---|")
-    for name, rate in medians.items():
-        trainer, env_id = name.split(" | ")
-        print(f"| {trainer} | {env_id} | {rate:,.0f} | {rate / peer:.2f} |")
+    print("|---|---|---|---|", flush=True)
+    medians: dict[str, float] = {}
+    for label, env_id, measure in rows(steps):
+        rate = statistics.median(measure(seed) for seed in range(repeats))
+        medians[f"{label} | {env_id}"] = rate
+        peer = medians.get("sb3 | hanabi_v5")
+        ratio = f"{rate / peer:.2f}" if peer else "–"
+        print(f"| {label} | {env_id} | {rate:,.0f} | {ratio} |", flush=True)
     return medians
 
 

@@ -7,15 +7,19 @@ with a message naming the field and what is allowed. The config is saved with th
 from __future__ import annotations
 
 import math
+import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 import envs
 from agents import make_agent
-from eval.config import load_model, parse_model
+from envs.core.errors import ConfigError
+from eval.config import parse_model
 
 
 class TrainConfig(BaseModel):
@@ -23,7 +27,11 @@ class TrainConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    name: str = Field("run", min_length=1, description="run folder name under `out`")
+    name: str = Field(
+        min_length=1,
+        description="run folder name under `out` (default: `<config file stem>-seed<seed>`, or "
+        "`run-seed<seed>` without a file), so that runs of other seeds never overwrite it",
+    )
     env: str = Field(description="registered environment id")
     num_players: int = Field(2, description="players at the table")
     options: dict[str, Any] = Field(default_factory=dict, description="environment options")
@@ -46,10 +54,13 @@ class TrainConfig(BaseModel):
         0, ge=0, le=64, description="processes stepping the games (0: the trainer's own)"
     )
     threads: int = Field(
-        0,
+        1,
         ge=0,
         le=256,
-        description="torch threads (0: one per core); 1 when several runs share the cores",
+        description=(
+            "torch math threads (0: one per core). 1 by default: with more, a run slows many "
+            "times over as soon as other processes load the cores (python -m train.bench)"
+        ),
     )
     rollout_steps: int = Field(128, ge=1, description="steps per game between updates")
     learning_rate: float = Field(3e-4, gt=0, le=1)
@@ -75,6 +86,20 @@ class TrainConfig(BaseModel):
     final_eval_games: int = Field(500, ge=1, description="games per pairing at the end")
     out: str = Field("runs/train", description="root of the run folders")
     resume: bool = Field(False, description="continue from the run folder's last state")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_name(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "name" not in data:
+            return {**data, "name": f"run-seed{data.get('seed', 0)}"}
+        return data
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        if name in (".", "..") or any(c in name for c in "/\\") or name != name.strip():
+            raise ValueError(f"{name!r} must be a plain folder name (no '/', '\\', '.' or '..')")
+        return name
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainConfig:
@@ -141,8 +166,72 @@ class TrainConfig(BaseModel):
         return Path(self.out) / self.name
 
 
-def load_config(path: str | Path) -> TrainConfig:
-    return load_model(TrainConfig, path)
+class _Loader(yaml.SafeLoader):
+    """YAML with numbers read as people write them: ``3e-4`` and ``1.5e3`` are floats (as in
+    YAML 1.2), not the strings PyYAML's YAML 1.1 rules make of them."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: list(resolvers) for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def read_yaml(text: str, where: str) -> Any:
+    """``text`` read as YAML (safe: plain data only); a syntax error is a one-line
+    :class:`ConfigError` naming ``where`` and the line."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(f"{where}: not valid YAML{line} ({problem})") from None
+
+
+def apply_override(data: dict[str, Any], pair: str) -> None:
+    """Apply ``--set KEY=VALUE`` to a config mapping: VALUE is read as YAML (``64``, ``3e-4``,
+    ``[256, 256]``); ``options.NAME=VALUE`` sets one environment option and keeps the others."""
+    key, sep, text = pair.partition("=")
+    if not sep or not key:
+        raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
+    field, dot, option = key.partition(".")
+    value = read_yaml(text, f"--set {key}")
+    if not dot:
+        data[key] = value
+    elif field == "options" and option and "." not in option:
+        options = data.setdefault("options", {})
+        if not isinstance(options, dict):
+            raise ConfigError(f"--set {key}: options in the file is not a mapping")
+        options[option] = value
+    else:
+        raise ConfigError(f"--set {key}: only options takes a dotted key (options.NAME=VALUE)")
+
+
+def load_config(
+    path: str | Path, overrides: Sequence[str] = (), seed: int | None = None
+) -> TrainConfig:
+    """The config in YAML file ``path`` with ``--set`` ``overrides`` applied, for ``seed`` if
+    given (one run of a seed sweep). Without a ``name``, the run folder is
+    ``<file stem>-seed<seed>``; in a seed sweep a given name gets ``-seed<seed>`` too."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} not found")
+    data = read_yaml(path.read_text(), str(path)) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys to values")
+    for pair in overrides:
+        apply_override(data, pair)
+    if seed is not None:
+        data["seed"] = seed
+        if "name" in data:
+            data["name"] = f"{data['name']}-seed{seed}"
+    data.setdefault("name", f"{path.stem}-seed{data.get('seed', 0)}")
+    return parse_model(TrainConfig, data, str(path))
 
 
 def parse_config(data: dict[str, Any], where: str = "config") -> TrainConfig:

@@ -1,6 +1,7 @@
 """The results table of finished training runs: each trained agent beside the baselines.
 
     python -m train.results runs/train/<run> [...] [--readme README.md] [--curves docs/training]
+    python -m train.results --across-seeds runs/train/<name>-seed0 runs/train/<name>-seed1 ...
 
 Reads each run's final evaluation (``evaluation/results.json``), its ``metrics.csv`` (steps
 trained) and its config. Cooperative games compare team win rates (the trained policy in every
@@ -10,6 +11,8 @@ against the heuristic it fares worst against (ties count as a win for both; *yes
 interval lies above 50%). Wall-clock is from the run's ``config.yaml`` being written to its
 final checkpoint being written. ``--readme`` rewrites the README's ``training`` block;
 ``--curves`` draws each run's learning curve there as ``<game>_<trainer>.png``.
+``--across-seeds`` summarises runs of one config with different seeds instead (:func:`seed_table`;
+``python -m train --seeds`` prints it after its runs).
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from pathlib import Path
 import yaml
 
 from envs.core.docs import update_file
+from envs.core.errors import ConfigError
+from eval.stats import bootstrap_mean_interval
+from train import runfolder
 from train.runlog import plot_learning_curve, read_metrics
 
 COOPERATIVE = (
@@ -42,41 +48,101 @@ def verdict(low: float, high: float, line: float) -> str:
     return "yes" if low > line else "no" if high < line else "not sure"
 
 
-def run_row(folder: Path) -> tuple[bool, str]:
-    """Whether the run's game is cooperative, and its table row."""
+def trained_rates(folder: Path) -> tuple[dict, dict, dict[str, dict]]:
+    """A finished run's config, its final evaluation, and the trained agent's win rates (with
+    intervals) that the tables compare: cooperative games, every team's (``lineup`` -> rate, the
+    trained team's under its spec); competitive games, the trained seat's against each
+    opponent (``opponent`` -> rate)."""
     config = yaml.safe_load((folder / "config.yaml").read_text())
     results = json.loads((folder / "evaluation" / "results.json").read_text())
+    trained = results["config"]["agents"][0]
+    rows = results["rows"]
+    if results["cooperative"]:
+        rates = {row["lineup"][0]: row["win"] for row in rows if len(row["lineup"]) == 1}
+    else:
+        rates = {
+            next(a for a in row["lineup"] if a != trained): row["wins"][trained]
+            for row in rows
+            if trained in row["lineup"] and len(row["lineup"]) == 2
+        }
+    return config, results, rates
+
+
+def run_row(folder: Path) -> tuple[bool, str]:
+    """Whether the run's game is cooperative, and its table row."""
+    config, results, rates = trained_rates(folder)
     trained = results["config"]["agents"][0]
     steps = max(step for step, _, _ in read_metrics(folder / "metrics.csv"))
     final = next(p for p in (folder / "final.pt", folder / "final.zip") if p.is_file())
     minutes = (final.stat().st_mtime - (folder / "config.yaml").stat().st_mtime) / 60
     threads = config.get("threads") or "all"
     training = f"{steps:,} steps, {minutes:.0f} min, {threads} thread{'s' * (threads != 1)}"
-    game = f"{config['env'].removesuffix('_v0')} ({config['num_players']}p)"
-    rows = results["rows"]
+    heuristics = {k: v for k, v in rates.items() if k.startswith("heuristic:")}
     if results["cooperative"]:
-        teams = {row["lineup"][0]: row["win"] for row in rows if len(row["lineup"]) == 1}
-        heuristics = {k: v for k, v in teams.items() if k.startswith("heuristic:")}
         best = max(heuristics, key=lambda k: heuristics[k]["rate"])
-        mine, theirs = teams[trained], heuristics[best]
+        mine, theirs = rates[trained], heuristics[best]
         beats = verdict(mine["low"] - theirs["high"], mine["high"] - theirs["low"], 0.0)
-        cells = [percent(mine), percent(teams["random"]), f"{best}: {percent(theirs)}", beats]
+        cells = [percent(mine), percent(rates["random"]), f"{best}: {percent(theirs)}", beats]
     else:
-        against = {
-            next(a for a in row["lineup"] if a != trained): row["wins"][trained]
-            for row in rows
-            if trained in row["lineup"] and len(row["lineup"]) == 2
-        }
-        heuristics = {k: v for k, v in against.items() if k.startswith("heuristic:")}
         hardest = min(heuristics, key=lambda k: heuristics[k]["rate"])
         versus = heuristics[hardest]
         cells = [
-            percent(against["random"]),
+            percent(rates["random"]),
             f"{hardest}: {percent(versus)}",
             verdict(versus["low"], versus["high"], 0.5),
         ]
-    row = "| " + " | ".join([game, config["trainer"], *cells, training]) + " |"
+    row = "| " + " | ".join([game_name(config), config["trainer"], *cells, training]) + " |"
     return results["cooperative"], row
+
+
+def game_name(config: dict) -> str:
+    return f"{config['env'].removesuffix('_v0')} ({config['num_players']}p)"
+
+
+def seed_table(folders: list[Path]) -> str:
+    """Runs of one config that differ only in their seed, summarised across the seeds: each
+    win rate the final evaluations measured (the trained team's; the trained seat's against
+    each opponent) per seed, and its mean with a 95% percentile-bootstrap interval over the
+    seeds (rough with few seeds: five or more are worth having)."""
+    runs = [trained_rates(folder) for folder in folders]
+    ignored = runfolder.MAY_CHANGE | {"seed"}
+    first = runs[0][0]
+    for folder, (config, _, _) in zip(folders, runs, strict=True):
+        differ = sorted(
+            k
+            for k in first.keys() | config.keys()
+            if k not in ignored and first.get(k) != config.get(k)
+        )
+        if differ:
+            raise ConfigError(
+                f"{folder} differs from {folders[0]} in {', '.join(differ)}: "
+                "not seeds of one config"
+            )
+    seeds = [config["seed"] for config, _, _ in runs]
+    if len(set(seeds)) != len(seeds):
+        raise ConfigError(f"the runs share seeds ({seeds}): each seed once")
+    cooperative = runs[0][1]["cooperative"]
+    measures: dict[str, list[float]] = {}
+    for _, results, rates in runs:
+        if cooperative:
+            measures.setdefault("trained team win rate", []).append(
+                rates[results["config"]["agents"][0]]["rate"]
+            )
+        else:
+            for opponent, rate in sorted(rates.items()):
+                measures.setdefault(f"win rate vs {opponent}", []).append(rate["rate"])
+    lines = [
+        "| game | trainer | seeds | measure | per seed | mean [95% CI over seeds] |",
+        "|---|---|---|---|---|---|",
+    ]
+    for measure, values in measures.items():
+        mean, low, high = bootstrap_mean_interval(values)
+        per_seed = ", ".join(f"{100 * v:.1f}%" for v in values)
+        lines.append(
+            f"| {game_name(first)} | {first['trainer']} | {', '.join(map(str, seeds))} | "
+            f"{measure} | {per_seed} | {100 * mean:.1f}% [{100 * low:.1f}, {100 * high:.1f}] |"
+        )
+    return "\n".join(lines)
 
 
 def table(folders: list[Path]) -> str:
@@ -95,7 +161,16 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")
     parser.add_argument("--readme", type=Path, help="write the table into this file's block")
     parser.add_argument("--curves", type=Path, help="draw the learning curves in this folder")
+    parser.add_argument(
+        "--across-seeds",
+        action="store_true",
+        help="the runs are seeds of one config: print their table across the seeds",
+    )
     args = parser.parse_args(argv)
+    if args.across_seeds:
+        text = seed_table(args.runs)
+        print(text)
+        return text
     text = table(args.runs)
     print(text)
     if args.readme:

@@ -59,6 +59,7 @@ MAY_CHANGE = frozenset(
         "max_minutes",
         "threads",
         "workers",
+        "device",
         "eval_every",
         "eval_games",
         "final_eval_games",
