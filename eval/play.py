@@ -46,3 +46,10 @@ def play_team(env_id: str, num_players: int, spec: str, seeds: range, **options)
     env = envs.make(env_id, num_players=num_players, **options)
     agents = {a: make_agent(spec, env_id) for a in env.possible_agents}
     return [play_game(env, agents, seed) for seed in seeds]
+
+
+if __name__ == "__main__":  # python -m eval.play: a person at the table (eval.human)
+    from envs.core.errors import run_command
+    from eval.human import main
+
+    run_command(main)

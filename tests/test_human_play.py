@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -118,3 +120,18 @@ def test_the_command_saves_a_record(tmp_path, monkeypatch):
     assert saved.header == record.header and saved.header["seed"] == 9
     assert records.check(saved) == len(saved.steps)
     assert f"saved: {out}" in person.text
+
+
+def test_python_m_eval_play_is_the_human_play_command():
+    env_id = envs.ids()[0]
+    out = subprocess.run(
+        [sys.executable, "-m", "eval.play", "--env", env_id, "--players", "2", "--seed", "1"],
+        input="nonsense\nq\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "'nonsense' is not a legal action now" in out.stdout
+    assert "game abandoned; nothing saved" in out.stdout
+    assert "RuntimeWarning" not in out.stderr
