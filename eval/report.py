@@ -231,7 +231,22 @@ def markdown(summary: dict) -> str:
             "![ratings](ratings.png)",
             "",
         ]
+    if summary.get("saved_games"):
+        parts += saved_games_section(summary["saved_games"])
     return "\n".join(parts)
+
+
+def saved_games_section(saved: dict) -> list[str]:
+    """Where the saved games are (``save_games``): the viewer page and the records."""
+    return [
+        "## Saved games",
+        "",
+        f"[Watch them step by step]({saved['viewer']}) (whole table or any seat's view): "
+        f"{saved['games']} games, up to {saved['per_lineup']} per lineup (the best and the worst "
+        f"by score, then the first seeds). Records: `{saved['records']}` "
+        f"({saved['bytes_per_step']} bytes per step; `python -m eval.replay {saved['records']}`).",
+        "",
+    ]
 
 
 def plot_win_rates(summary: dict, path: Path) -> None:
