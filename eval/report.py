@@ -241,10 +241,10 @@ def saved_games_section(saved: dict) -> list[str]:
     return [
         "## Saved games",
         "",
-        f"[Watch them step by step]({saved['viewer']}) (whole table or any seat's view): "
-        f"{saved['games']} games, up to {saved['per_lineup']} per lineup (the best and the worst "
-        f"by score, then the first seeds). Records: `{saved['records']}` "
-        f"({saved['bytes_per_step']} bytes per step; `python -m eval.replay {saved['records']}`).",
+        f"[Watch them step by step]({saved['viewer']}) (the whole table or any seat's view): up "
+        f"to {saved['per_lineup']} games per lineup, the best and the worst by score, then the "
+        f"first seeds. Records: `{saved['records']}` (`python -m eval.replay "
+        f"{saved['records']}` steps through them in a terminal).",
         "",
     ]
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from eval.records import Kept, bytes_per_step, rebuild, select, write_games
+from eval.records import Kept, rebuild, select, write_games
 from eval.viewer import write_page
 
 RECORDS, PAGE = "games.jsonl", "games.html"
@@ -64,10 +64,9 @@ def save(
     options: Mapping[str, Any],
     kept: Mapping[str, tuple[int, str, list[Kept]]],
     per_lineup: int,
-) -> dict[str, Any]:
+) -> Path:
     """Rebuild and write the kept games of every lineup (label -> (players, what the score
-    measures, candidates)) to ``folder``; what the report says about them (files, games, bytes
-    per step)."""
+    measures, candidates)) to ``folder``; the viewer page's path."""
     games = []
     for label, (players, measured, candidates) in kept.items():
         for game, why in select(candidates, per_lineup):
@@ -88,11 +87,9 @@ def save(
                 )
             games.append(record)
     write_games(folder / RECORDS, games)
-    write_page([folder / RECORDS], folder / PAGE)
-    return {
-        "records": RECORDS,
-        "viewer": PAGE,
-        "games": len(games),
-        "per_lineup": per_lineup,
-        "bytes_per_step": round(bytes_per_step(games), 1),
-    }
+    return write_page([folder / RECORDS], folder / PAGE)
+
+
+def summary(per_lineup: int) -> dict[str, Any]:
+    """What the report says about the saved games: the files and how many per lineup."""
+    return {"records": RECORDS, "viewer": PAGE, "per_lineup": per_lineup}
