@@ -56,6 +56,7 @@ def tiny(env_id: str, trainer: str, tmp_path, **extra) -> dict:
         ({"minibatches": 7}, "divisible by minibatches"),
         ({"options": {"speed": 4}}, "unknown option"),
         ({"hidden": [64, 0]}, r"hidden.1: Input should be greater than or equal to 1"),
+        ({"seed": 2**40}, r"seed: Input should be less than or equal to 2147483647"),
     ],
 )
 def test_bad_train_configs_are_rejected_before_any_work(data, match):

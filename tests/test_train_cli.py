@@ -129,3 +129,13 @@ def test_checkpoints_record_players_and_options_and_final_evaluation_seeds_from_
         for file in [folder / "final.zip", *(folder / "checkpoints").glob("*.zip")]:
             meta = json.loads(file.with_name(file.name + ".cauldron.json").read_text())
             assert (meta["num_players"], meta["options"]) == (2, options)
+
+
+@pytest.mark.slow
+def test_a_real_seed_sweep_prints_the_table_across_seeds(tmp_path, capsys):
+    data = tiny("headless_horseman_v0", "torch", tmp_path, total_steps=128, final_eval_games=4)
+    del data["name"]
+    train_cli.main([write(tmp_path, yaml.safe_dump(data)), "--quiet", "--seeds", "0,1"])
+    assert {p.name for p in tmp_path.iterdir()} >= {"quick-seed0", "quick-seed1"}
+    row = capsys.readouterr().out.strip().splitlines()[-1]
+    assert row.startswith("| headless_horseman (2p) | torch | 0, 1 | trained team win rate |")

@@ -168,3 +168,10 @@ def test_sb3_resume_continues_from_the_saved_tensors(tmp_path):
     assert max(pairs)[0] == 512 and len(pairs) == len(set(pairs))
     resumed = torch.load(folder / "train_state.pt", weights_only=True)
     assert resumed["step"] == 512 and resumed["n_updates"] > saved["n_updates"]
+
+
+def test_an_unwritable_run_folder_is_refused_before_any_work(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    path = write_config(tmp_path, out=str(blocker))
+    one_line_error(lambda: train_cli.main([path, "--quiet"]), "cannot write the run folder")

@@ -36,7 +36,12 @@ class TrainConfig(BaseModel):
     num_players: int = Field(2, description="players at the table")
     options: dict[str, Any] = Field(default_factory=dict, description="environment options")
     trainer: Literal["torch", "sb3"] = Field("torch", description="PyTorch PPO or SB3 MaskablePPO")
-    seed: int = Field(0, ge=0, description="seeds every generator of the run")
+    seed: int = Field(
+        0,
+        ge=0,
+        le=2**31 - 1,
+        description="seeds every generator of the run (below 2**31: every library takes it)",
+    )
     total_steps: int = Field(100_000, ge=1, description="learner decisions to train for")
     max_minutes: float = Field(
         0, ge=0, description="also stop after this much training time (0: no limit)"

@@ -72,8 +72,12 @@ def claim(config: TrainConfig) -> Iterator[None]:
     """Hold the run folder's lock while the block runs. A fresh run first clears the previous
     run's artifacts; a resumed one first checks its saved state (:func:`load_state`)."""
     folder = config.folder
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / ".lock").open("a+") as lock:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = (folder / ".lock").open("a+")
+    except OSError as err:
+        raise ConfigError(f"cannot write the run folder {str(folder)!r}: {err.strerror}") from None
+    with lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
