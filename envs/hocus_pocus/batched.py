@@ -1,0 +1,1044 @@
+"""Hocus Pocus: The Game for B tables at once, as tensors (read beside ``rules.py``).
+
+The state is :class:`BatchedState`, one row per game; functions carry the names of
+``rules.py``'s methods (``_ask``, ``_play``, ``_check_stun``, ``_reveal_spell``,
+``_resolve_spell``, ``_next_spell_discard``, ``_next_spell_pass``, ``_finish_spell``,
+``_choose``, ``_forced_draw``, ``_end_turn``, ``_start_turn``, ``_end_round``). Every rule runs
+for the whole batch on a row mask and is applied with ``torch.where``; the rules' chains of calls
+(a play that reveals a Spell that discards a top that stuns a witch ...) become stages run in
+one fixed order that every chain follows, each on the rows that reached it.
+
+**Cards.** Each of the 50 Ingredient cards lies in exactly one list of the reference state: the
+deck, a hand, a Cauldron pile, the discard pile or the removed cards. ``location[B, 50]`` says
+which (:data:`DECK`, :data:`DISCARD`, :data:`REMOVED`, ``PILE + space``, ``HAND + seat``) and
+``position[B, 50]`` where in that list (0 = the list's first entry; the top of the deck and of a
+pile is the last). Moving cards is then elementwise (:meth:`BatchedHocusPocus._move`): the cards
+above a removed one move down one place, an added card goes to the end. The Spell cards (indices
+into ``options.spell_deck``) are kept the same way in ``spell_location`` / ``spell_position``
+(deck, discard pile, or being resolved).
+
+All chance (the end-of-round deck shuffle, the Spell deck reshuffle, *I Put a Spell on You*'s
+random cards) comes from the ``torch.Generator`` passed in; shuffles are argsorts of uniform
+keys. The reference rules stay the specification: ``tests/test_hocus_pocus_batched.py`` converts
+reference states with :func:`from_reference` / :func:`to_reference` and checks every chance-free
+transition, observation, mask and ``state()`` against them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+import torch
+
+from envs.hocus_pocus import actions as A
+from envs.hocus_pocus import components as C
+from envs.hocus_pocus.encoding import Encoder
+from envs.hocus_pocus.phases import Phase
+from envs.hocus_pocus.rules import (
+    AFTER_EMPTY_HAND,
+    AFTER_FAILED_PLAY,
+    AFTER_SPELL_BOOK,
+    DECK_DISCARD_SPELLS,
+    HocusPocusRules,
+    State,
+)
+
+N = C.NUM_CARDS
+P = C.MAX_PLAYERS
+SPACES = C.NUM_SPACES
+NAMES = len(C.SPELL_NAMES)
+# card locations
+DECK, DISCARD, REMOVED, PILE = 0, 1, 2, 3
+HAND = PILE + SPACES
+# Spell card locations
+IN_PLAY = 2
+(ASK, ACT, BINX, STUN_CHOICE, SALT, SPELL_DISCARD, SPELL_PASS, DISCARD_PHASE, SWAP_OWN,
+ SWAP_PARTNER, BURN, OVER) = (int(p) for p in Phase)  # fmt: skip
+SPELL = {name: i for i, name in enumerate(C.SPELL_NAMES)}
+BIG = 1 << 20
+
+
+@dataclass
+class BatchedState:
+    """B games of Hocus Pocus; the fields of ``rules.State`` (seats absolute), first dim B.
+
+    ``location`` / ``position`` ``[B, 50]`` hold the reference's ``hands``, ``deck``, ``piles``,
+    ``discard`` and ``removed`` lists (module docstring); ``spell_location`` /
+    ``spell_position`` ``[B, S]`` its ``spell_deck`` and ``spell_discard``. ``questions``
+    ``[B, 3, n, 10]`` bool as the reference's array; ``queue [B, n]`` bool: the seats still
+    queued for a Spell, always served clockwise from the turn player; ``set_aside [B, n]`` the
+    card each seat set aside, or -1; ``handed`` / ``received`` ``[B, n, 2]`` (card, seat) or
+    (-1, -1); ``tricks_used [B, 4]`` bool; ``reward`` float64; the rest ``[B]`` int64 or bool."""
+
+    location: torch.Tensor
+    position: torch.Tensor
+    spell_location: torch.Tensor
+    spell_position: torch.Tensor
+    turn: torch.Tensor
+    actor: torch.Tensor
+    phase: torch.Tensor
+    binx: torch.Tensor
+    stunned: torch.Tensor
+    sun: torch.Tensor
+    tricks_used: torch.Tensor
+    trick_this_turn: torch.Tensor
+    no_questions: torch.Tensor
+    questions: torch.Tensor
+    spell: torch.Tensor
+    spell_context: torch.Tensor
+    queue: torch.Tensor
+    set_aside: torch.Tensor
+    handed: torch.Tensor
+    received: torch.Tensor
+    count: torch.Tensor
+    partner: torch.Tensor
+    outcome: torch.Tensor
+    stuns: torch.Tensor
+    turns: torch.Tensor
+    reward: torch.Tensor
+
+
+def _float32_sums(weight: float, most: int, accumulate_in_float32: bool) -> list[float]:
+    """``k`` copies of ``weight`` added one by one, for k = 0..most, as the reference encoder
+    adds them (into a float32 array, or as Python floats then stored as float32)."""
+    sums = []
+    for k in range(most + 1):
+        if accumulate_in_float32:
+            out = np.zeros(1, np.float32)
+            for _ in range(k):
+                out[0] += weight
+            sums.append(float(out[0]))
+        else:
+            total = 0.0
+            for _ in range(k):
+                total += weight
+            sums.append(float(np.float32(total)))
+    return sums
+
+
+class BatchedHocusPocus:
+    """The rules of one reference ``HocusPocusRules`` (player count and options) for B games
+    at once; follows :class:`envs.core.batched.BatchedGame`."""
+
+    cooperative = True
+    num_actions = A.NUM_ACTIONS
+
+    def __init__(self, rules: HocusPocusRules, device: Any) -> None:
+        self.rules = rules
+        self.options = options = rules.options
+        self.num_players = n = rules.num_players
+        self.device = device
+        encoder = Encoder(rules)
+        self.observation_layout = encoder.observation_layout
+        self.state_layout = encoder.state_layout
+        self.observation_size = encoder.observation_layout.size
+        self.state_size = encoder.state_layout.size
+        self.locations = HAND + n
+
+        def tensor(values: Any, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+            return torch.as_tensor(np.asarray(values), dtype=dtype, device=device)
+
+        self.colour = tensor(rules.colour)
+        self.type = tensor(rules.type)
+        self.is_binx = tensor(rules.is_binx, torch.bool)
+        self.is_book = tensor(rules.is_book, torch.bool)
+        self.has_icon = tensor(rules.has_icon, torch.bool)
+        self.compatible = tensor(rules.compatible, torch.bool)  # [55, 50]
+        self.spell_count = len(rules.spell_names)
+        self.spell_caster = tensor(rules.spell_casters)
+        self.spell_name = tensor(encoder.spell_name)  # [S] index into C.SPELL_NAMES
+        copies = np.bincount(encoder.spell_name, minlength=NAMES)
+        most = int(copies.max())
+        weights = [1.0 / c if c else 0.0 for c in copies]
+        self.discarded_value = tensor(
+            [_float32_sums(w, most, False) for w in weights], torch.float32
+        )  # [13, most + 1]
+        self.deck_value = tensor([_float32_sums(w, most, True) for w in weights], torch.float32)
+        self.deck_discards = tensor(
+            [DECK_DISCARD_SPELLS.get(name, 0) for name in C.SPELL_NAMES]
+        )  # by spell name
+        self.cards = torch.arange(N, device=device)
+        self.seats = torch.arange(n, device=device)
+        self.spaces = torch.arange(SPACES, device=device)
+        self.spell_ids = torch.arange(self.spell_count, device=device)
+        self.players_onehot = torch.zeros(1, P - 1, device=device)
+        self.players_onehot[0, n - 2] = 1.0
+        self.shaping = float(options.match_reward)
+
+    # ----------------------------------------------------------------- setup
+    def new_games(
+        self, rows: int, generator: torch.Generator, start_seat: torch.Tensor
+    ) -> BatchedState:
+        """Setup: shuffle the 50 Ingredient cards and deal 4 each (2–3 players) or 3 (4–6) from
+        the top, seat by seat; shuffle the Spell deck; the start seat asks first."""
+        n, dev = self.num_players, self.device
+        size = C.hand_size(n)
+        order = torch.rand(rows, N, generator=generator, device=dev).argsort(dim=1)
+        # order[b, i]: the card at deck position i (the top is i = 49); dealt from the top
+        position = order.argsort(dim=1)
+        dealt = N - 1 - position  # 0 = first card dealt
+        seat = dealt // size
+        in_hand = seat < n
+        location = torch.where(in_hand, HAND + seat, DECK)
+        # draw(deck, size) gives the top card first: it is the hand's first card
+        position = torch.where(in_hand, dealt % size, position)
+        spells = torch.rand(rows, self.spell_count, generator=generator, device=dev)
+        start = start_seat.to(dev, torch.int64)
+
+        def zeros(*shape: int, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+            return torch.zeros(rows, *shape, dtype=dtype, device=dev)
+
+        state = BatchedState(
+            location=location,
+            position=position,
+            spell_location=zeros(self.spell_count),
+            spell_position=spells.argsort(dim=1).argsort(dim=1),
+            turn=start.clone(),
+            actor=start.clone(),
+            phase=zeros(),
+            binx=zeros() - 1,
+            stunned=zeros() - 1,
+            sun=zeros(),
+            tricks_used=zeros(4, dtype=torch.bool),
+            trick_this_turn=zeros(dtype=torch.bool),
+            no_questions=zeros(dtype=torch.bool),
+            questions=zeros(3, n, 10, dtype=torch.bool),
+            spell=zeros() - 1,
+            spell_context=zeros() + AFTER_SPELL_BOOK,
+            queue=zeros(n, dtype=torch.bool),
+            set_aside=zeros(n) - 1,
+            handed=zeros(n, 2) - 1,
+            received=zeros(n, 2) - 1,
+            count=zeros(),
+            partner=zeros() - 1,
+            outcome=zeros(),
+            stuns=zeros(),
+            turns=zeros(),
+            reward=zeros(dtype=torch.float64),
+        )
+        self._start_turn(state, torch.ones(rows, dtype=torch.bool, device=dev), start)
+        return state
+
+    # ----------------------------------------------------------------- queries
+    def acting_seat(self, state: BatchedState) -> torch.Tensor:
+        return state.actor
+
+    def is_over(self, state: BatchedState) -> torch.Tensor:
+        return state.phase == OVER
+
+    def is_truncated(self, state: BatchedState) -> torch.Tensor:
+        """A game always ends by its rules (``max_steps`` is the environment's)."""
+        return torch.zeros_like(state.trick_this_turn)
+
+    def mid_step(self, state: BatchedState) -> torch.Tensor:
+        return torch.zeros_like(state.trick_this_turn)
+
+    def figures(self, state: BatchedState) -> dict[str, torch.Tensor]:
+        """The reference ``info`` numbers: ``stuns`` (the score), ``outcome``, and ``turns``."""
+        return {
+            "stuns": state.stuns.clone(),
+            "outcome": state.outcome.clone(),
+            "turns": state.turns.clone(),
+        }
+
+    def sizes(self, state: BatchedState) -> torch.Tensor:
+        """``[B, locations]``: how many cards lie in each list."""
+        rows = len(state.location)
+        out = torch.zeros(rows, self.locations, dtype=torch.int64, device=self.device)
+        return out.scatter_add_(1, state.location, torch.ones_like(state.location))
+
+    def hands(self, state: BatchedState) -> torch.Tensor:
+        """``[B, n, 50]`` bool: every hand, multi-hot."""
+        return state.location[:, None, :] == HAND + self.seats[None, :, None]
+
+    def hand_of(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
+        """``[B, 50]`` bool: the hand of ``seat[b]``."""
+        return state.location == (HAND + seat)[:, None]
+
+    def _is_top(self, state: BatchedState, sizes: torch.Tensor) -> torch.Tensor:
+        """``[B, 50]`` bool: the card is the last of its list."""
+        return state.position == sizes.gather(1, state.location) - 1
+
+    def tops(self, state: BatchedState, sizes: torch.Tensor | None = None) -> torch.Tensor:
+        """``[B, 5]``: the top card of each pile, or ``50 + space`` for an empty space."""
+        sizes = self.sizes(state) if sizes is None else sizes
+        on_pile = (state.location >= PILE) & (state.location < HAND) & self._is_top(state, sizes)
+        column = torch.where(on_pile, state.location - PILE, SPACES)
+        rows = len(state.location)
+        out = (N + self.spaces).repeat(rows, 1)
+        out = torch.cat([out, out[:, :1]], dim=1)
+        return out.scatter_(1, column, self.cards.expand(rows, -1))[:, :SPACES]
+
+    def matched(self, state: BatchedState) -> torch.Tensor:
+        """``[B]``: the most Cauldron tops sharing one colour or one type (``match_reward``)."""
+        tops = self.tops(state)
+        real = tops < N
+        card = tops.clamp(max=N - 1)
+        attributes = torch.stack([self.colour[card], 5 + self.type[card]], dim=2)  # [B, 5, 2]
+        counts = torch.zeros(len(tops), 10, dtype=torch.int64, device=self.device)
+        counts.scatter_add_(1, attributes.flatten(1), real.repeat_interleave(2, dim=1).long())
+        return counts.amax(dim=1)
+
+    def legal_mask(self, state: BatchedState) -> torch.Tensor:
+        """``[B, 329]`` bool: legal actions of each game's acting seat."""
+        rows = len(state.phase)
+        phase = state.phase
+        sizes = self.sizes(state)
+        hand = self.hand_of(state, state.actor)
+        hand_size = sizes.gather(1, (HAND + state.actor)[:, None]).squeeze(1)
+        act = phase == ACT
+        plays = self.compatible[self.tops(state, sizes)] & hand[:, None, :]  # [B, 5, 50]
+        plays = act[:, None] & plays.transpose(1, 2).flatten(1)
+        can_play = plays.any(dim=1)
+        trick = act & ~state.trick_this_turn
+        used = state.tricks_used
+        partners = (state.turn[:, None] + 1 + torch.arange(P - 1, device=self.device)) % (
+            self.num_players
+        )
+        partner_cards = sizes[:, HAND:].gather(1, partners) > 0
+        partner_cards &= torch.arange(1, P, device=self.device) < self.num_players
+        swap = (trick & ~used[:, C.DAYLIGHT] & (hand_size > 0))[:, None] & partner_cards
+        choose = (phase >= SPELL_DISCARD) & (phase <= BURN)
+        binx = (phase == BINX)[:, None] & (torch.arange(P, device=self.device) < self.num_players)
+
+        def column(value: torch.Tensor) -> torch.Tensor:
+            return value[:, None]
+
+        asks = (phase == ASK)[:, None].expand(rows, 10)
+        stun = column(phase == STUN_CHOICE)
+        salt = column(phase == SALT)
+        return torch.cat(
+            [
+                asks,
+                plays,
+                choose[:, None] & hand,
+                column((phase == DISCARD_PHASE) & (state.count > 0)),
+                binx,
+                swap,
+                column(trick & ~used[:, C.BILLY]),
+                column(trick & ~used[:, C.BURNING_RAIN] & (hand_size >= 3)),
+                salt,
+                salt,
+                stun,
+                stun,
+                column(act & ~can_play),
+            ],
+            dim=1,
+        )
+
+    # ----------------------------------------------------------------- moving cards
+    def _move(
+        self, state: BatchedState, moving: torch.Tensor, dest: torch.Tensor, rank: torch.Tensor
+    ) -> None:
+        """Move the cards ``moving [B, 50]`` to the lists ``dest`` (location codes), each to
+        place ``rank`` after that list's last card. The cards left above a moved one move down
+        one place; at most one card leaves a list, unless those leaving are its top cards or
+        all of it."""
+        location, position = state.location, state.position
+        src = torch.where(moving, position, BIG)
+        gone = torch.full((len(location), self.locations), BIG, device=self.device)
+        gone = gone.scatter_reduce(1, location, src, reduce="amin")
+        position = position - (~moving & (position > gone.gather(1, location))).long()
+        stay = torch.zeros(len(location), self.locations, dtype=torch.int64, device=self.device)
+        stay.scatter_add_(1, location, (~moving).long())
+        target = dest.clamp(0, self.locations - 1)
+        state.position = torch.where(moving, stay.gather(1, target) + rank, position)
+        state.location = torch.where(moving, target, location)
+
+    def _move_card(
+        self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor, dest: torch.Tensor
+    ) -> None:
+        """Move one ``card[b]`` to the end of list ``dest[b]`` in each of ``rows``."""
+        moving = rows[:, None] & (self.cards == card[:, None])
+        self._move(state, moving, dest[:, None].expand(-1, N), torch.zeros_like(state.position))
+
+    def _draw(
+        self, state: BatchedState, rows: torch.Tensor, dest: torch.Tensor, count: torch.Tensor
+    ) -> torch.Tensor:
+        """``draw(deck, count)`` onto the end of list ``dest[b]``: the top card first. Returns
+        ``[B]`` how many cards were there to draw."""
+        deck_size = (state.location == DECK).sum(dim=1)
+        depth = deck_size[:, None] - 1 - state.position  # 0 = the top card
+        moving = rows[:, None] & (state.location == DECK) & (depth < count[:, None])
+        self._move(state, moving, dest[:, None].expand(-1, N), depth)
+        return torch.minimum(count, deck_size)
+
+    def _forced_draw(
+        self, state: BatchedState, rows: torch.Tensor, seat: torch.Tensor, count: torch.Tensor
+    ) -> torch.Tensor:
+        """A draw the rules force (failed play, Spell): the team loses if the deck runs out.
+        Returns the rows that go on."""
+        got = self._draw(state, rows, HAND + seat, count)
+        lost = rows & (got < count)
+        state.outcome = torch.where(lost, -1, state.outcome)
+        state.phase = torch.where(lost, OVER, state.phase)
+        state.reward = state.reward - lost.double()
+        return rows & ~lost
+
+    # ----------------------------------------------------------------- transitions
+    def apply(
+        self, state: BatchedState, actions: torch.Tensor, generator: torch.Generator
+    ) -> torch.Tensor:
+        """Apply one legal action per game in place; return ``[B, n]`` float32 (shared)
+        rewards. The stages run in the order of every chain of the reference's calls."""
+        a = actions
+        rows = len(a)
+        dev = self.device
+        no = torch.zeros(rows, dtype=torch.bool, device=dev)
+        state.reward = torch.zeros(rows, dtype=torch.float64, device=dev)
+        if self.shaping:
+            matched, stuns = self.matched(state), state.stuns.clone()
+        phase = state.phase.clone()
+        act = phase == ACT
+        card = (a - A.CHOOSE).clamp(0, N - 1)
+        # stage results: rows going on to later stages
+        self.end_round_rows, self.witch = no.clone(), torch.full_like(a, C.MARY)
+        self.end_turn_rows, self.draw_card = no.clone(), no.clone()
+        self.finish_rows, self.changed = no.clone(), no.clone()
+        self.reveal_rows, self.context = no.clone(), torch.zeros_like(a)
+        self.resolve_rows, self.discard_rows, self.pass_rows = no.clone(), no.clone(), no.clone()
+
+        self._ask(state, phase == ASK, a.clamp(max=9))
+        play = act & (a < A.CHOOSE)
+        self._play(state, play, ((a - A.PLAY) // 5).clamp(0, N - 1), (a - A.PLAY) % 5)
+        self._act(state, act & (a >= A.CHOOSE), a)
+        binx = phase == BINX
+        state.binx = torch.where(binx, (state.turn + a - A.BINX) % self.num_players, state.binx)
+        self._schedule_end_turn(binx, True)
+        stun_choice = phase == STUN_CHOICE
+        self.end_round_rows |= stun_choice
+        self.witch = torch.where(stun_choice & (a == A.STUN_WINIFRED), C.WINIFRED, self.witch)
+        salt = phase == SALT
+        self._use_trick(state, salt & (a == A.SALT_USE), C.SALT)
+        self.finish_rows |= salt & (a == A.SALT_USE)
+        self.resolve_rows |= salt & (a == A.SALT_DECLINE)
+        self._choose(state, phase, a, card)
+
+        self._reveal_spell(state, generator)
+        self._resolve_spell(state, generator)
+        self._next_spell_discard(state, self.discard_rows)
+        self._next_spell_pass(state, self.pass_rows)
+        self._finish_spell(state, self.finish_rows, self.changed)
+        self._end_round(state, self.end_round_rows, self.witch, generator)
+        self._end_turn(state, self.end_turn_rows, self.draw_card)
+        if self.shaping:
+            now = torch.where(state.stuns > stuns, SPACES, self.matched(state))
+            state.reward = state.reward + self.shaping * (now - matched).double() / SPACES
+        return state.reward.float()[:, None].expand(-1, self.num_players).contiguous()
+
+    def _schedule_end_turn(self, rows: torch.Tensor, draw_card: bool | torch.Tensor) -> None:
+        self.end_turn_rows = self.end_turn_rows | rows
+        self.draw_card = torch.where(rows, draw_card, self.draw_card)
+
+    def _ask(self, state: BatchedState, rows: torch.Tensor, question: torch.Tensor) -> None:
+        """Ask One Question: every other player answers truthfully yes or no."""
+        value = question % 5
+        attribute = torch.where(question[:, None] < 5, self.colour, self.type)  # [B, 50]
+        holds = (self.hands(state) & (attribute == value[:, None])[:, None, :]).any(dim=2)
+        q = (torch.arange(10, device=self.device) == question[:, None])[:, None, :]  # [B, 1, 10]
+        asker = self.seats[None, :] == state.turn[:, None]  # [B, n]
+        ask = rows[:, None, None] & q
+        questions = state.questions.clone()
+        questions[:, 0] |= ask & asker[:, :, None]
+        others = ask & ~asker[:, :, None]
+        questions[:, 1] = torch.where(others, holds[:, :, None], questions[:, 1])
+        questions[:, 2] = torch.where(others, ~holds[:, :, None], questions[:, 2])
+        state.questions = questions
+        state.phase = torch.where(rows, ACT, state.phase)
+
+    def _act(self, state: BatchedState, rows: torch.Tensor, a: torch.Tensor) -> None:
+        """The non-play actions of phase ``act``: reveal a Spell, or use a trick."""
+        reveal = rows & (a == A.REVEAL_SPELL)
+        empty = ~self.hand_of(state, state.turn).any(dim=1)
+        self.reveal_rows |= reveal
+        self.context = torch.where(
+            reveal, torch.where(empty, AFTER_EMPTY_HAND, AFTER_FAILED_PLAY), self.context
+        )
+        billy = rows & (a == A.BILLY)
+        self._use_trick(state, billy, C.BILLY)
+        self._schedule_end_turn(billy, False)
+        burn = rows & (a == A.BURN)
+        self._use_trick(state, burn, C.BURNING_RAIN)
+        state.count = torch.where(burn, 3, state.count)
+        state.phase = torch.where(burn, BURN, state.phase)
+        swap = rows & (a >= A.SWAP) & (a < A.BILLY)
+        self._use_trick(state, swap, C.DAYLIGHT)
+        partner = (state.turn + a - A.SWAP + 1) % self.num_players
+        state.partner = torch.where(swap, partner, state.partner)
+        state.phase = torch.where(swap, SWAP_OWN, state.phase)
+
+    def _use_trick(self, state: BatchedState, rows: torch.Tensor, trick: int) -> None:
+        """Trick Tokens: each once per game, at most one per turn."""
+        state.tricks_used[:, trick] |= rows
+        state.trick_this_turn = state.trick_this_turn | rows
+
+    def _play(
+        self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor, space: torch.Tensor
+    ) -> None:
+        """Play One Ingredient Card, then check for a stun before any icon takes effect."""
+        self._move_card(state, rows, card, PILE + space)
+        stopped = self._check_stun(state, rows)
+        going = rows & ~stopped
+        binx = going & self.is_binx[card]
+        state.phase = torch.where(binx, BINX, state.phase)
+        book = going & self.is_book[card]
+        self.reveal_rows |= book
+        self.context = torch.where(book, AFTER_SPELL_BOOK, self.context)
+        self._schedule_end_turn(going & ~binx & ~book, True)
+
+    def _check_stun(self, state: BatchedState, rows: torch.Tensor) -> torch.Tensor:
+        """Stunning A Witch: five tops of one colour stun Sarah, of one type Mary; of one type
+        and five colours Mary or Winifred (the turn player chooses). Returns the rows whose
+        round ends or that wait for that choice."""
+        tops = self.tops(state)
+        full = rows & (tops < N).all(dim=1)
+        card = tops.clamp(max=N - 1)
+        colours, types = self.colour[card], self.type[card]
+        one_colour = (colours == colours[:, :1]).all(dim=1)
+        one_type = (types == types[:, :1]).all(dim=1)
+        present = torch.zeros(len(rows), 5, dtype=torch.int64, device=self.device)
+        five_colours = (present.scatter_(1, colours, 1).sum(dim=1)) == 5
+        sarah = full & one_colour
+        choice = full & ~one_colour & one_type & five_colours
+        mary = full & ~one_colour & one_type & ~five_colours
+        self.end_round_rows = self.end_round_rows | sarah | mary
+        self.witch = torch.where(sarah, C.SARAH, torch.where(mary, C.MARY, self.witch))
+        state.phase = torch.where(choice, STUN_CHOICE, state.phase)
+        state.actor = torch.where(choice, state.turn, state.actor)
+        return sarah | mary | choice
+
+    def _reveal_spell(self, state: BatchedState, generator: torch.Generator) -> None:
+        """Spell Cards: draw the top Spell (reshuffling the discards when the deck is empty); a
+        stunned caster misses, Take Flight never does; Circle of Salt may cancel it, if unused
+        and (unless ``salt_after_trick``) no other trick was used this turn."""
+        rows = self.reveal_rows
+        state.spell_context = torch.where(rows, self.context, state.spell_context)
+        in_deck = state.spell_location == DECK
+        empty = rows & ~in_deck.any(dim=1)
+        if bool(empty.any()):
+            discarded = empty[:, None] & (state.spell_location == DISCARD)
+            keys = torch.rand(state.spell_position.shape, generator=generator, device=self.device)
+            order = torch.where(discarded, keys, 2.0).argsort(dim=1).argsort(dim=1)
+            state.spell_position = torch.where(discarded, order, state.spell_position)
+            state.spell_location = torch.where(discarded, DECK, state.spell_location)
+            in_deck = state.spell_location == DECK
+        deck_size = in_deck.sum(dim=1)
+        top = rows[:, None] & in_deck & (state.spell_position == deck_size[:, None] - 1)
+        spell = top.long().argmax(dim=1)
+        state.spell_location = torch.where(top, IN_PLAY, state.spell_location)
+        state.spell = torch.where(rows, spell, state.spell)
+        caster = self.spell_caster[spell]
+        miss = rows & (caster != C.ALL_THREE) & (caster == state.stunned)
+        self.finish_rows |= miss
+        immune = (caster == C.ALL_THREE) & self.options.take_flight_ignores_salt
+        allowed = ~state.trick_this_turn | self.options.salt_after_trick
+        salt = rows & ~miss & ~state.tricks_used[:, C.SALT] & allowed & ~immune
+        state.phase = torch.where(salt, SALT, state.phase)
+        state.actor = torch.where(salt, state.turn, state.actor)
+        self.resolve_rows |= rows & ~miss & ~salt
+
+    def _resolve_spell(self, state: BatchedState, generator: torch.Generator) -> None:
+        """Apply the effect of the revealed Spell (components.md's table)."""
+        rows = self.resolve_rows
+        name = torch.where(rows, self.spell_name[state.spell.clamp(min=0)], -1)
+        n = self.num_players
+        sizes = self.sizes(state)
+        pile_sizes = sizes[:, PILE:HAND]
+        nonempty = pile_sizes > 0
+        # discard pile tops: Dance Until You Die, Take Flight (ascending spaces), Book! and
+        # Boys, Boys (the tallest piles, ties to the lower space)
+        binx_top = self.is_binx[self.tops(state, sizes).clamp(max=N - 1)]
+        ascending = torch.where(
+            (name == SPELL["Dance Until You Die"])[:, None], nonempty & ~binx_top, nonempty
+        )
+        ascending &= ((name == SPELL["Dance Until You Die"]) | (name == SPELL["Take Flight"]))[
+            :, None
+        ]
+        order = ((N - pile_sizes) * SPACES + self.spaces).argsort(dim=1).argsort(dim=1)
+        tallest = torch.where(name == SPELL["Book!"], 2, 0) + (name == SPELL["Boys, Boys"]).long()
+        by_height = nonempty & (order < tallest[:, None])
+        chosen = ascending | by_height
+        rank = torch.where(ascending, ascending.long().cumsum(dim=1) - 1, order)
+        self._discard_tops(state, chosen, rank, sizes)
+        changed = chosen.any(dim=1)
+        # the Ingredient deck: Another Glorious Morning, Sistahs!, Amok Amok Amok
+        deck_count = self.deck_discards[name.clamp(min=0)]
+        self._draw(state, rows & (deck_count > 0), torch.full_like(name, DISCARD), deck_count)
+        smell = name == SPELL["I Smell Children"]
+        state.no_questions = state.no_questions | smell
+        state.binx = torch.where(name == SPELL["Hello, Binx"], -1, state.binx)
+        self._random_pass(state, name == SPELL["I Put a Spell on You"], generator)
+        discard = (name == SPELL["Oh, Look!"]) | (name == SPELL["Fly, My Pretty"])
+        everyone = (name == SPELL["Oh, Look!"])[:, None].expand(-1, n)
+        state.queue = torch.where(
+            discard[:, None], everyone | (self.seats == state.turn[:, None]), state.queue
+        )
+        self.discard_rows |= discard
+        passing = name == SPELL["Come Little Children"]
+        holding = sizes[:, HAND:] > 0
+        state.queue = torch.where(passing[:, None], holding, state.queue)
+        state.set_aside = torch.where(passing[:, None], -1, state.set_aside)
+        self.pass_rows |= passing
+        self.finish_rows |= rows & ~discard & ~passing
+        self.changed |= rows & changed
+
+    def _discard_tops(
+        self, state: BatchedState, chosen: torch.Tensor, rank: torch.Tensor, sizes: torch.Tensor
+    ) -> None:
+        """The top cards of the ``chosen [B, 5]`` piles go to the discard pile, in ``rank``
+        order."""
+        on_pile = (state.location >= PILE) & (state.location < HAND)
+        space = (state.location - PILE).clamp(0, SPACES - 1)
+        moving = on_pile & self._is_top(state, sizes) & chosen.gather(1, space)
+        self._move(state, moving, torch.full_like(space, DISCARD), rank.gather(1, space))
+
+    def _random_pass(self, state: BatchedState, rows: torch.Tensor, generator) -> None:
+        """I Put a Spell on You: each player passes one random card from hand to the left."""
+        sizes = self.sizes(state)[:, HAND:]  # [B, n]
+        keys = torch.rand(sizes.shape, generator=generator, device=self.device)
+        pick = (keys * sizes).long().clamp(max=(sizes - 1).clamp(min=0))
+        seat = (state.location - HAND).clamp(0, self.num_players - 1)
+        in_hand = state.location >= HAND
+        chosen = rows[:, None] & in_hand & (state.position == pick.gather(1, seat))
+        self._pass_left(state, chosen)
+
+    def _pass_left(self, state: BatchedState, chosen: torch.Tensor) -> None:
+        """All ``chosen [B, 50]`` cards (one per hand at most) change hands at once, each to
+        the owner's left neighbour; both remember it."""
+        n = self.num_players
+        giver = (state.location - HAND).clamp(0, n - 1)
+        taker = (giver + 1) % n
+        self._move(state, chosen, HAND + taker, torch.zeros_like(giver))
+        given = torch.full((len(chosen), n + 1), -1, dtype=torch.int64, device=self.device)
+        given = given.scatter(1, torch.where(chosen, giver, n), self.cards.expand_as(giver))[
+            :, :n
+        ]  # [B, n] the card each seat gave, or -1
+        gave = given >= 0
+        handed = torch.stack([given, (self.seats + 1).expand_as(given) % n], dim=2)
+        state.handed = torch.where(gave[:, :, None], handed, state.handed)
+        came = given.roll(1, dims=1)  # the card from the right neighbour
+        received = torch.stack([came, (self.seats - 1).expand_as(came) % n], dim=2)
+        state.received = torch.where((came >= 0)[:, :, None], received, state.received)
+
+    def _first_queued(self, state: BatchedState) -> tuple[torch.Tensor, torch.Tensor]:
+        """``[B]`` whether any seat is queued, and the first clockwise from the turn player."""
+        n = self.num_players
+        clockwise = (state.turn[:, None] + self.seats) % n
+        queued = state.queue.gather(1, clockwise)
+        return queued.any(dim=1), clockwise.gather(1, queued.long().argmax(dim=1)[:, None])[:, 0]
+
+    def _next_spell_discard(self, state: BatchedState, rows: torch.Tensor) -> None:
+        """Oh, Look! / Fly, My Pretty: each queued player discards a card of their choice
+        (skipped with an empty hand) and makes a forced draw."""
+        going = rows
+        for _ in range(self.num_players + 1):
+            has, seat = self._first_queued(state)
+            self.finish_rows |= going & ~has
+            going = going & has
+            state.queue &= ~(going[:, None] & (self.seats == seat[:, None]))
+            holds = self.hand_of(state, seat).any(dim=1)
+            wait = going & holds
+            state.actor = torch.where(wait, seat, state.actor)
+            state.phase = torch.where(wait, SPELL_DISCARD, state.phase)
+            going = going & ~holds
+            going = self._forced_draw(state, going, seat, torch.ones_like(seat))
+
+    def _next_spell_pass(self, state: BatchedState, rows: torch.Tensor) -> None:
+        """Come Little Children: every player with cards chooses one; then all pass left at
+        once."""
+        has, seat = self._first_queued(state)
+        wait = rows & has
+        state.actor = torch.where(wait, seat, state.actor)
+        state.phase = torch.where(wait, SPELL_PASS, state.phase)
+        state.queue &= ~(wait[:, None] & (self.seats == seat[:, None]))
+        done = rows & ~has
+        chosen = done[:, None] & ((state.set_aside[:, :, None] == self.cards).any(dim=1))  # [B, 50]
+        self._pass_left(state, chosen)
+        state.set_aside = torch.where(done[:, None], -1, state.set_aside)
+        self.finish_rows |= done
+
+    def _finish_spell(self, state: BatchedState, rows: torch.Tensor, changed: torch.Tensor) -> None:
+        """Discard the Spell; check for a stun if it changed the Cauldron; go on with the turn.
+        After a failed play the player discards and draws; a hand that was empty when the play
+        failed (or that the Spell emptied) makes one forced draw instead."""
+        finished = rows[:, None] & (self.spell_ids == state.spell[:, None])
+        discard_size = (state.spell_location == DISCARD).sum(dim=1, keepdim=True)
+        state.spell_position = torch.where(finished, discard_size, state.spell_position)
+        state.spell_location = torch.where(finished, DISCARD, state.spell_location)
+        state.spell = torch.where(rows, -1, state.spell)
+        stopped = self._check_stun(state, rows & changed)
+        going = rows & ~stopped
+        state.actor = torch.where(going, state.turn, state.actor)
+        book = going & (state.spell_context == AFTER_SPELL_BOOK)
+        self._schedule_end_turn(book, True)
+        empty = ~self.hand_of(state, state.turn).any(dim=1)
+        draw_one = going & ~book & ((state.spell_context == AFTER_EMPTY_HAND) | empty)
+        drew = self._forced_draw(state, draw_one, state.turn, torch.ones_like(state.turn))
+        self._schedule_end_turn(drew, True)
+        discard = going & ~book & ~draw_one
+        state.phase = torch.where(discard, DISCARD_PHASE, state.phase)
+        state.count = torch.where(discard, 0, state.count)
+
+    def _choose(
+        self, state: BatchedState, phase: torch.Tensor, a: torch.Tensor, card: torch.Tensor
+    ) -> None:
+        """The card choices (and ``finish``) of the sub-decisions."""
+        seat = state.actor
+        discard = torch.full_like(a, DISCARD)
+        # DISCARD after a failed play: one card at a time, then finish
+        discarding = phase == DISCARD_PHASE
+        finish = discarding & (a == A.FINISH)
+        one = discarding & ~finish
+        self._move_card(state, one, card, discard)
+        state.count = state.count + one.long()
+        emptied = one & ~self.hand_of(state, seat).any(dim=1)
+        drew = self._forced_draw(state, finish | emptied, seat, state.count)
+        self._schedule_end_turn(drew, True)
+        # SPELL_DISCARD
+        spell_discard = phase == SPELL_DISCARD
+        self._move_card(state, spell_discard, card, discard)
+        drew = self._forced_draw(state, spell_discard, seat, torch.ones_like(seat))
+        self.discard_rows |= drew
+        # SPELL_PASS and SWAP_OWN: set the card aside
+        aside = (phase == SPELL_PASS) | (phase == SWAP_OWN)
+        mine = aside[:, None] & (self.seats == seat[:, None])
+        state.set_aside = torch.where(mine, card[:, None], state.set_aside)
+        self.pass_rows |= phase == SPELL_PASS
+        swap_own = phase == SWAP_OWN
+        state.actor = torch.where(swap_own, state.partner, state.actor)
+        state.phase = torch.where(swap_own, SWAP_PARTNER, state.phase)
+        # BURN
+        burn = phase == BURN
+        self._move_card(state, burn, card, discard)
+        state.count = state.count - burn.long()
+        burnt = burn & (state.count == 0)
+        self._draw(state, burnt, HAND + state.turn, torch.full_like(a, 3))
+        state.phase = torch.where(burnt, ACT, state.phase)
+        # SWAP_PARTNER: the cards change hands
+        swap = phase == SWAP_PARTNER
+        own = state.set_aside.gather(1, state.turn[:, None])[:, 0]
+        partner = state.actor
+        moving = swap[:, None] & ((self.cards == card[:, None]) | (self.cards == own[:, None]))
+        dest = torch.where(
+            self.cards == card[:, None], (HAND + state.turn)[:, None], (HAND + partner)[:, None]
+        )
+        self._move(state, moving, dest, torch.zeros_like(dest))
+        turn_seat = self.seats == state.turn[:, None]
+        partner_seat = self.seats == partner[:, None]
+        handed = torch.where(
+            turn_seat[:, :, None],
+            torch.stack([own, partner], 1)[:, None, :],
+            torch.stack([card, state.turn], 1)[:, None, :],
+        )
+        received = torch.where(
+            turn_seat[:, :, None],
+            torch.stack([card, partner], 1)[:, None, :],
+            torch.stack([own, state.turn], 1)[:, None, :],
+        )
+        pair = swap[:, None, None] & (turn_seat | partner_seat)[:, :, None]
+        state.handed = torch.where(pair, handed, state.handed)
+        state.received = torch.where(pair, received, state.received)
+        state.set_aside = torch.where(swap[:, None] & turn_seat, -1, state.set_aside)
+        state.actor = torch.where(swap, state.turn, state.actor)
+        state.partner = torch.where(swap, -1, state.partner)
+        state.phase = torch.where(swap, ACT, state.phase)
+
+    def _end_turn(self, state: BatchedState, rows: torch.Tensor, draw_card: torch.Tensor) -> None:
+        """Draw One Ingredient Card (an empty deck just means no draw), then the left player."""
+        self._draw(state, rows & draw_card, HAND + state.turn, torch.ones_like(state.turn))
+        self._start_turn(state, rows, (state.turn + 1) % self.num_players)
+
+    def _start_turn(self, state: BatchedState, rows: torch.Tensor, seat: torch.Tensor) -> None:
+        state.turn = torch.where(rows, seat, state.turn)
+        state.actor = torch.where(rows, seat, state.actor)
+        state.trick_this_turn = state.trick_this_turn & ~rows
+        state.turns = state.turns + rows.long()
+        state.phase = torch.where(rows, torch.where(state.no_questions, ACT, ASK), state.phase)
+
+    def _end_round(
+        self, state: BatchedState, rows: torch.Tensor, witch: torch.Tensor, generator
+    ) -> None:
+        """End of Round: the turn player draws and ends the turn; the Stun token goes on the
+        witch; the Sun rises; ongoing spells end; the Cauldron and discards are purged, keeping
+        only Binx and Spell Book cards, which are shuffled into the deck; Binx returns; the
+        player on the left starts the next round. The Sun at the top wins the game."""
+        if not bool(rows.any()):
+            return
+        self._draw(state, rows, HAND + state.turn, torch.ones_like(state.turn))
+        state.stunned = torch.where(rows, witch, state.stunned)
+        state.sun = state.sun + rows.long()
+        state.stuns = state.stuns + rows.long()
+        state.reward = state.reward + rows.double() * self.options.stun_reward
+        state.no_questions = state.no_questions & ~rows
+        won = rows & (state.sun >= self.options.sunrise_steps)
+        state.outcome = torch.where(won, 1, state.outcome)
+        state.phase = torch.where(won, OVER, state.phase)
+        state.reward = state.reward + won.double()
+        going = rows & ~won
+        # collected = the piles (space by space, bottom first), then the discard pile
+        location, position = state.location, state.position
+        on_pile = (location >= PILE) & (location < HAND)
+        collected = going[:, None] & (on_pile | (location == DISCARD))
+        sizes = self.sizes(state)
+        before = torch.cat([sizes[:, PILE:HAND], sizes[:, DISCARD : DISCARD + 1]], 1).cumsum(1)
+        before = before - torch.cat([sizes[:, PILE:HAND], sizes[:, DISCARD : DISCARD + 1]], 1)
+        list_index = torch.where(on_pile, location - PILE, SPACES).clamp(0, SPACES)
+        key = before.gather(1, list_index) + position
+        leaving = collected & ~self.has_icon
+        rank = torch.where(leaving, key, BIG).argsort(dim=1).argsort(dim=1)
+        self._move(state, leaving, torch.full_like(location, REMOVED), rank)
+        shuffled = going[:, None] & ((state.location == DECK) | (collected & self.has_icon))
+        keys = torch.rand(shuffled.shape, generator=generator, device=self.device)
+        order = torch.where(shuffled, keys, 2.0).argsort(dim=1).argsort(dim=1)
+        state.position = torch.where(shuffled, order, state.position)
+        state.location = torch.where(shuffled, DECK, state.location)
+        state.binx = torch.where(going, -1, state.binx)
+        state.questions = state.questions & ~going[:, None, None, None]
+        self._start_turn(state, going, (state.turn + 1) % self.num_players)
+
+    # ----------------------------------------------------------------- encodings
+    def _rotate(self, table: torch.Tensor, me: torch.Tensor, dim: int = 1) -> torch.Tensor:
+        """Per-seat ``table`` (seats on ``dim``) seen from ``me`` (0 = me, 1 = my left), padded
+        with zeros to 6 seats."""
+        order = (me[:, None] + self.seats) % self.num_players  # [B, n]
+        shape = [1] * table.dim()
+        shape[0], shape[dim] = len(me), self.num_players
+        index = order.view(shape).expand(
+            *table.shape[:dim], self.num_players, *table.shape[dim + 1 :]
+        )
+        rotated = table.gather(dim, index)
+        pad = list(rotated.shape)
+        pad[dim] = P - self.num_players
+        return torch.cat([rotated, rotated.new_zeros(pad)], dim=dim)
+
+    def _seat_onehot(self, seat: torch.Tensor, me: torch.Tensor) -> torch.Tensor:
+        """``[B, 6]`` one-hot of ``seat`` relative to ``me`` (all zeros where ``seat < 0``)."""
+        relative = (seat - me) % self.num_players
+        return (torch.arange(P, device=self.device) == relative[:, None]) & (seat >= 0)[:, None]
+
+    def _card_onehot(self, card: torch.Tensor) -> torch.Tensor:
+        """``[..., 50]`` one-hot of ``card`` (all zeros where ``card < 0``)."""
+        return self.cards == card[..., None]
+
+    def _public(self, state: BatchedState, me: torch.Tensor) -> list[torch.Tensor]:
+        """The public fields seen from ``me``, in ``encoding.PUBLIC_FIELDS`` order."""
+        rows, dev = len(me), self.device
+        sizes = self.sizes(state)
+        hands = self.hands(state)
+        binx = state.binx.clamp(min=0)
+        has_binx = (state.binx >= 0)[:, None]
+        on_pile = (state.location >= PILE) & (state.location < HAND)
+        space = torch.where(on_pile, state.location - PILE, -1)
+        pile_sizes = sizes[:, PILE:HAND]
+        top = self._is_top(state, sizes)
+        in_space = space[:, None, :] == self.spaces[None, :, None]  # [B, 5, 50]
+        depth = (sizes.gather(1, state.location) - 1 - state.position).double()
+        buried = torch.where(in_space & ~top[:, None, :], 1.0 / depth.clamp(min=1)[:, None, :], 0.0)
+        set_aside_binx = state.set_aside.gather(1, binx[:, None])[:, 0]
+        binx_aside = has_binx & self._card_onehot(torch.where(state.binx >= 0, set_aside_binx, -1))
+        holder = torch.where(state.binx >= 0, 1 + (state.binx - me) % self.num_players, 0)
+        deck_spells = state.spell_location == DECK
+        discarded = torch.zeros(rows, NAMES, dtype=torch.int64, device=dev)
+        discarded.scatter_add_(
+            1, self.spell_name.expand(rows, -1), (state.spell_location == DISCARD).long()
+        )
+        discarding = state.phase == DISCARD_PHASE
+        burning = state.phase == BURN
+
+        def scalar(value: torch.Tensor, scale: float) -> torch.Tensor:
+            return (value.double() / scale)[:, None].float()
+
+        def onehot(index: torch.Tensor, size: int) -> torch.Tensor:
+            return (torch.arange(size, device=dev) == index[:, None]).float()
+
+        return [
+            onehot(state.phase, 12),
+            self.players_onehot.expand(rows, -1),
+            self._seat_onehot(state.turn, me).float(),
+            self._seat_onehot(state.actor, me).float(),
+            (self._rotate(sizes[:, HAND:], me).double() / N).float(),
+            onehot(holder, P + 1),
+            (has_binx & hands.gather(1, binx[:, None, None].expand(-1, 1, N))[:, 0]).float(),
+            binx_aside.float(),
+            (in_space & top[:, None, :]).flatten(1).float(),
+            buried.flatten(1).float(),
+            (pile_sizes.double() / N).float(),
+            (state.location == DISCARD).float(),
+            (state.location == REMOVED).float(),
+            scalar(sizes[:, DECK], N),
+            self._rotate(state.questions, me, dim=2).flatten(1).float(),
+            state.no_questions[:, None].float(),
+            onehot(state.stunned + 1, 4),
+            scalar(state.sun, self.options.sunrise_steps),
+            state.tricks_used.float(),
+            state.trick_this_turn[:, None].float(),
+            scalar(deck_spells.sum(dim=1), self.spell_count),
+            self.discarded_value.gather(1, discarded.T).T,
+            (
+                (state.spell >= 0)[:, None]
+                & (
+                    torch.arange(NAMES, device=dev)
+                    == self.spell_name[state.spell.clamp(min=0)][:, None]
+                )
+            ).float(),
+            self._seat_onehot(state.partner, me).float(),
+            scalar(torch.where(discarding, state.count, 0), N),
+            scalar(torch.where(burning, state.count, 0), 3),
+        ]
+
+    def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
+        """``[B, 1186]`` float32: what ``seat[b]`` may know, as the reference ``observe``."""
+        rows = torch.arange(len(seat), device=self.device)
+        handed, received = state.handed[rows, seat], state.received[rows, seat]
+        own = [
+            self.hand_of(state, seat).float(),
+            self._card_onehot(state.set_aside[rows, seat]).float(),
+            self._card_onehot(handed[:, 0]).float(),
+            (self._seat_onehot(handed[:, 1], seat) & (handed[:, :1] >= 0)).float(),
+            self._card_onehot(received[:, 0]).float(),
+            (self._seat_onehot(received[:, 1], seat) & (received[:, :1] >= 0)).float(),
+        ]
+        return torch.cat(self._public(state, seat) + own, dim=1)
+
+    def encode_state(self, state: BatchedState) -> torch.Tensor:
+        """``[B, 2309]`` float32: everything, seats absolute, as the reference ``state()``."""
+        rows, n = len(state.turn), self.num_players
+        me = torch.zeros_like(state.turn)
+
+        def padded(table: torch.Tensor) -> torch.Tensor:  # [B, n, k] -> [B, 6 * k]
+            pad = table.new_zeros(rows, P - n, table.shape[2])
+            return torch.cat([table, pad], dim=1).flatten(1).float()
+
+        def seat_onehots(seat: torch.Tensor, card: torch.Tensor) -> torch.Tensor:
+            onehot = (torch.arange(P, device=self.device) == seat[:, :, None]) & (card >= 0)[
+                :, :, None
+            ]
+            return padded(onehot)
+
+        counts = torch.zeros(rows, NAMES, dtype=torch.int64, device=self.device)
+        counts.scatter_add_(
+            1, self.spell_name.expand(rows, -1), (state.spell_location == DECK).long()
+        )
+        hidden = [
+            padded(self.hands(state)),
+            padded(self._card_onehot(state.set_aside)),
+            padded(self._card_onehot(state.handed[:, :, 0])),
+            seat_onehots(state.handed[:, :, 1], state.handed[:, :, 0]),
+            padded(self._card_onehot(state.received[:, :, 0])),
+            seat_onehots(state.received[:, :, 1], state.received[:, :, 0]),
+            (state.location == DECK).float(),
+            self.deck_value.gather(1, counts.T).T,
+        ]
+        return torch.cat(self._public(state, me) + hidden, dim=1)
+
+
+# --------------------------------------------------------------------- conversion
+def from_reference(states: list[State], game: BatchedHocusPocus) -> BatchedState:
+    """The reference ``states`` as the rows of one :class:`BatchedState` (the inverse of
+    :func:`to_reference`)."""
+    rows, n, dev = len(states), game.num_players, game.device
+    location = np.zeros((rows, N), np.int64)
+    position = np.zeros((rows, N), np.int64)
+    spell_location = np.zeros((rows, game.spell_count), np.int64)
+    spell_position = np.zeros((rows, game.spell_count), np.int64)
+    for row, s in enumerate(states):
+        lists = [(DECK, s.deck), (DISCARD, s.discard), (REMOVED, s.removed)]
+        lists += [(PILE + k, pile) for k, pile in enumerate(s.piles)]
+        lists += [(HAND + seat, hand) for seat, hand in enumerate(s.hands)]
+        for where, cards in lists:
+            location[row, cards] = where
+            position[row, cards] = np.arange(len(cards))
+        spell_location[row, s.spell_deck] = DECK
+        spell_position[row, s.spell_deck] = np.arange(len(s.spell_deck))
+        spell_location[row, s.spell_discard] = DISCARD
+        spell_position[row, s.spell_discard] = np.arange(len(s.spell_discard))
+        if s.spell >= 0:
+            spell_location[row, s.spell] = IN_PLAY
+
+    def ints(values: Any) -> torch.Tensor:
+        return torch.tensor(values, dtype=torch.int64, device=dev)
+
+    def clockwise(s: State) -> list[bool]:
+        return [seat in s.queue for seat in range(n)]
+
+    return BatchedState(
+        location=torch.from_numpy(location).to(dev),
+        position=torch.from_numpy(position).to(dev),
+        spell_location=torch.from_numpy(spell_location).to(dev),
+        spell_position=torch.from_numpy(spell_position).to(dev),
+        turn=ints([s.turn for s in states]),
+        actor=ints([s.actor for s in states]),
+        phase=ints([int(s.phase) for s in states]),
+        binx=ints([s.binx for s in states]),
+        stunned=ints([s.stunned for s in states]),
+        sun=ints([s.sun for s in states]),
+        tricks_used=ints([s.tricks_used for s in states]).bool(),
+        trick_this_turn=ints([s.trick_this_turn for s in states]).bool(),
+        no_questions=ints([s.no_questions for s in states]).bool(),
+        questions=torch.from_numpy(np.stack([s.questions for s in states]) > 0).to(dev),
+        spell=ints([s.spell for s in states]),
+        spell_context=ints([s.spell_context for s in states]),
+        queue=torch.tensor([clockwise(s) for s in states], dtype=torch.bool, device=dev),
+        set_aside=ints([[s.set_aside.get(seat, -1) for seat in range(n)] for s in states]),
+        handed=ints([[list(h) for h in s.handed] for s in states]),
+        received=ints([[list(r) for r in s.received] for s in states]),
+        count=ints([s.count for s in states]),
+        partner=ints([s.partner for s in states]),
+        outcome=ints([s.outcome for s in states]),
+        stuns=ints([s.stuns for s in states]),
+        turns=ints([s.turns for s in states]),
+        reward=torch.tensor([s.reward for s in states], dtype=torch.float64, device=dev),
+    )
+
+
+def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
+    """Game ``row`` of ``state`` as a reference ``State`` drawing its chance from ``rng`` (its
+    log starts empty)."""
+    r = {f.name: getattr(state, f.name)[row].cpu() for f in fields(state)}
+    n = r["queue"].shape[0]
+
+    def listed(location: torch.Tensor, position: torch.Tensor, where: int) -> list[int]:
+        cards = (location == where).nonzero().flatten()
+        return cards[position[cards].argsort()].tolist()
+
+    loc, pos = r["location"], r["position"]
+    turn = int(r["turn"])
+    return State(
+        hands=[listed(loc, pos, HAND + seat) for seat in range(n)],
+        deck=listed(loc, pos, DECK),
+        spell_deck=listed(r["spell_location"], r["spell_position"], DECK),
+        rng=rng,
+        turn=turn,
+        piles=[listed(loc, pos, PILE + k) for k in range(SPACES)],
+        discard=listed(loc, pos, DISCARD),
+        removed=listed(loc, pos, REMOVED),
+        spell_discard=listed(r["spell_location"], r["spell_position"], DISCARD),
+        actor=int(r["actor"]),
+        phase=Phase(int(r["phase"])),
+        binx=int(r["binx"]),
+        stunned=int(r["stunned"]),
+        sun=int(r["sun"]),
+        tricks_used=[bool(t) for t in r["tricks_used"]],
+        trick_this_turn=bool(r["trick_this_turn"]),
+        no_questions=bool(r["no_questions"]),
+        questions=r["questions"].numpy().astype(np.float32),
+        spell=int(r["spell"]),
+        spell_context=int(r["spell_context"]),
+        queue=[(turn + k) % n for k in range(n) if bool(r["queue"][(turn + k) % n])],
+        set_aside={seat: int(c) for seat, c in enumerate(r["set_aside"]) if c >= 0},
+        handed=[(int(c), int(s)) for c, s in r["handed"].tolist()],
+        received=[(int(c), int(s)) for c, s in r["received"].tolist()],
+        count=int(r["count"]),
+        partner=int(r["partner"]),
+        outcome=int(r["outcome"]),
+        stuns=int(r["stuns"]),
+        turns=int(r["turns"]),
+        reward=float(r["reward"]),
+    )
+
+
+def batched_game(reference_env: Any, device: torch.device) -> BatchedHocusPocus:
+    """The engine for ``envs.make_batched``: same player count and options as the reference."""
+    return BatchedHocusPocus(reference_env.rules, device)
