@@ -24,6 +24,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="YAML file (see configs/eval/)")
     parser.add_argument("--workers", type=int, help="override the config's worker count")
+    parser.add_argument(
+        "--executor", choices=["local", "ray"], help="override the config's executor"
+    )
+    parser.add_argument(
+        "--ray-address", help="executor ray: a running cluster (auto, HOST:PORT, ray://HOST:PORT)"
+    )
     parser.add_argument("--out", help="override the config's output root")
     parser.add_argument("--games", type=int, help="override the config's games per lineup")
     parser.add_argument(
@@ -40,7 +46,13 @@ def main(argv: list[str] | None = None) -> dict:
     games = args.games
     if args.quick:
         games = min(asked if games is None else games, QUICK_GAMES)
-    overrides = {"workers": args.workers, "out": args.out, "games": games}
+    overrides = {
+        "workers": args.workers,
+        "executor": args.executor,
+        "ray_address": args.ray_address,
+        "out": args.out,
+        "games": games,
+    }
     if any(v is not None for v in overrides.values()):
         data = {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
         config = parse_config(data, args.config)

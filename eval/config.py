@@ -6,7 +6,10 @@ agents: [random, heuristic:greedy, torch:runs/x/final.pt, "python:my_pkg.agents:
 labels: {torch:runs/x/final.pt: ppo}   # optional display names (default: shortened specs)
 games: 500                   # seeded games per pairing and player count
 seed: 0                      # the first seed; every pairing plays the same seeds
-workers: 2                   # worker processes; results do not depend on it
+workers: 2                   # worker processes (Ray: tasks in flight); results do not depend on it
+executor: local              # local (processes here) or ray (Ray tasks; pip install -e ".[ray]")
+ray_address: auto            # executor ray: a running cluster (auto, HOST:PORT, ray://HOST:PORT);
+                             # leave it out for a local Ray instance of `workers` CPUs
 crossplay: all               # cooperative games: all (every seat composition of every two
                              # agents), focal (one agent with N-1 partners of one kind), none
 options: {}                  # environment options
@@ -33,6 +36,7 @@ from pydantic import (
 import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
+from eval.executors import import_ray
 
 M = TypeVar("M", bound=BaseModel)
 MAX_GAMES = 1_000_000
@@ -49,7 +53,16 @@ class EvalConfig(BaseModel):
     agents: list[str] = Field(min_length=1, description="agent specs")
     games: int = Field(200, ge=1, le=MAX_GAMES, description="games per lineup and player count")
     seed: int = Field(0, ge=0, lt=SEED_LIMIT, description="first seed")
-    workers: int = Field(2, ge=1, le=64, description="worker processes")
+    workers: int = Field(2, ge=1, le=64, description="worker processes (Ray: tasks in flight)")
+    executor: Literal["local", "ray"] = Field(
+        "local", description="local processes or Ray tasks (see eval.executors)"
+    )
+    ray_address: str | None = Field(
+        None,
+        pattern=r"^(auto|(ray://)?[A-Za-z0-9_.-]+:[0-9]{1,5})$",
+        description="executor ray: the cluster's address (auto, HOST:PORT or ray://HOST:PORT); "
+        "none: a local Ray instance",
+    )
     crossplay: Literal["all", "focal", "none"] = Field(
         "all",
         description="cooperative games: every seat composition of every two agents (all), one "
@@ -98,6 +111,10 @@ class EvalConfig(BaseModel):
             raise ValueError(f"labels {stray} name no agent; agents: {self.agents}")
         if len(set(self.labels.values())) != len(self.labels):
             raise ValueError("labels must be distinct display names")
+        if self.ray_address is not None and self.executor != "ray":
+            raise ValueError("ray_address needs executor 'ray'")
+        if self.executor == "ray":
+            import_ray("executor 'ray'")
         envs.make(self.env, num_players=self.players[0], **self.options)
         objects = (info.context or {}).get("objects", ())
         for spec in self.agents:

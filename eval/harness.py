@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-import multiprocessing
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +26,7 @@ from tqdm import tqdm
 import envs
 from agents import Agent, CheckedAgent, display_names, make_agent
 from eval.config import EvalConfig
+from eval.executors import executor
 from eval.play import GameResult, play_game
 from eval.provenance import provenance
 from eval.stats import bootstrap_mean_interval, wilson_interval
@@ -143,19 +142,13 @@ def play_all(
     ]
     results: dict[Lineup, list[GameResult]] = {}
     total = sum(len(job[-1]) for job in jobs)
-    with tqdm(total=total, unit="game", desc=config.name, disable=not progress) as bar:
-        if config.workers == 1:
-            outputs = map(_play_chunk, jobs)
-            for key, chunk in outputs:
-                results.setdefault(key, []).extend(chunk)
-                bar.update(len(chunk))
-        else:
-            # spawn, not fork: a forked child of a process that has used torch can deadlock
-            spawn = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(config.workers, mp_context=spawn) as pool:
-                for key, chunk in pool.map(_play_chunk, jobs):
-                    results.setdefault(key, []).extend(chunk)
-                    bar.update(len(chunk))
+    with (
+        tqdm(total=total, unit="game", desc=config.name, disable=not progress) as bar,
+        executor(config.executor, config.workers, config.ray_address) as run,
+    ):
+        for key, chunk in run(_play_chunk, jobs):
+            results.setdefault(key, []).extend(chunk)
+            bar.update(len(chunk))
     for games in results.values():
         games.sort(key=lambda g: g.seed)
     return results

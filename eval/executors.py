@@ -1,0 +1,148 @@
+"""Where the evaluation's chunks of games run: ``executor: local`` or ``executor: ray``.
+
+:func:`executor` gives a function that maps the harness's chunk function over its jobs and
+yields each chunk's output as it finishes (the harness sorts games by seed, so the order does
+not change any result):
+
+* ``local``, ``workers: 1``: in this process, in order.
+* ``local``, ``workers: N``: a pool of N spawned processes.
+* ``ray``: one Ray task per chunk (1 CPU each), at most ``workers`` in flight, on a local Ray
+  instance of ``workers`` CPUs (``ray_address`` empty) or on the cluster at ``ray_address``
+  (``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``). A failed task stops the run and raises the
+  task's own exception (its type and message); ``Ctrl-C`` cancels every task still queued or
+  running on the cluster. Every node needs this package and the files the agent specs name
+  (checkpoints) at the same paths.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import socket
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from envs.core.errors import ConfigError
+
+# Ray releases this code runs on: RLlib's new API stack with ``build_algo`` (2.43) up to the
+# next major release. Tested with 2.60.
+RAY_VERSIONS = ((2, 43), (3, 0))
+RAY_INSTALL = "pip install -e '.[ray]' (or '.[rllib]' for the RLlib trainer)"
+CONNECT_SECONDS = 5.0
+
+Map = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]
+
+
+def import_ray(field: str) -> Any:
+    """The ``ray`` module, if it is installed in a supported version; otherwise a
+    :class:`ConfigError` naming the config ``field`` that asked for it."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(f"{field} needs Ray, which is not installed: {RAY_INSTALL}") from None
+    low, high = RAY_VERSIONS
+    try:
+        version = tuple(int(part) for part in ray.__version__.split(".")[:2])
+    except ValueError:
+        version = (0, 0)
+    if not low <= version < high:
+        raise ConfigError(
+            f"{field}: Ray {ray.__version__} is not supported; use Ray "
+            f">={low[0]}.{low[1]},<{high[0]}.{high[1]}"
+        )
+    return ray
+
+
+def check_address(address: str) -> None:
+    """Fail fast when nothing listens at ``HOST:PORT`` or ``ray://HOST:PORT`` (``auto`` is
+    left to Ray, which fails at once when it finds no cluster)."""
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS):
+            pass
+    except (OSError, ValueError) as err:
+        raise ConfigError(
+            f"ray_address {address!r}: no Ray cluster answers there ({err}); start one with "
+            "'ray start --head' and give the address it prints, or leave ray_address empty for "
+            "a local Ray instance"
+        ) from None
+
+
+@contextlib.contextmanager
+def ray_session(address: str | None, num_cpus: int | None, field: str) -> Iterator[Any]:
+    """Ray, connected: to ``address`` (a running cluster), or to a fresh local instance of
+    ``num_cpus`` CPUs, shut down at the end. A session already open in this process is used
+    as it is and left open."""
+    ray = import_ray(field)
+    if address:
+        check_address(address)
+    if ray.is_initialized():
+        yield ray
+        return
+    try:
+        ray.init(
+            address=address or None,
+            num_cpus=None if address else num_cpus,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    except ConnectionError as err:
+        raise ConfigError(f"ray_address {address!r}: cannot connect ({err})") from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def ray_map(ray: Any, workers: int) -> Map:
+    """A map over Ray tasks with at most ``workers`` in flight, yielding outputs as they finish."""
+
+    def run(function: Callable[[Any], Any], jobs: Iterable[Any]) -> Iterator[Any]:
+        task = ray.remote(num_cpus=1, max_retries=0)(function)
+        queue = iter(jobs)
+        pending = [task.remote(job) for job in _take(queue, workers)]
+        try:
+            while pending:
+                [done], pending = ray.wait(pending, num_returns=1)
+                try:
+                    output = ray.get(done)
+                except ray.exceptions.RayTaskError as err:
+                    raise _cause(err) from None
+                pending += [task.remote(job) for job in _take(queue, 1)]
+                yield output
+        finally:  # an error, Ctrl-C or an abandoned generator: stop the cluster's work
+            for ref in pending:
+                ray.cancel(ref, force=True)
+
+    return run
+
+
+def _take(queue: Iterator[Any], count: int) -> list[Any]:
+    return [job for _, job in zip(range(count), queue, strict=False)]
+
+
+def _cause(err: Exception) -> BaseException:
+    """The exception a task raised (same type and message as in a local run), or Ray's own
+    error when the task died without one (a killed worker)."""
+    cause = getattr(err, "cause", None)
+    return cause if isinstance(cause, BaseException) else err
+
+
+@contextlib.contextmanager
+def executor(kind: str, workers: int, ray_address: str | None = None) -> Iterator[Map]:
+    """A map function for ``kind`` (``local`` or ``ray``) with ``workers`` processes or tasks
+    in flight; see the module docstring."""
+    if kind == "ray":
+        with ray_session(ray_address, workers, "executor 'ray'") as ray:
+            yield ray_map(ray, workers)
+    elif workers == 1:
+        yield map
+    else:
+        # spawn, not fork: a forked child of a process that has used torch can deadlock
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+            yield pool.map
