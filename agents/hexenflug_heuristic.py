@@ -38,7 +38,7 @@ class HexenflugHeuristic:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs = observation
-        legal = set(np.flatnonzero(action_mask).tolist())
+        legal = np.flatnonzero(action_mask).tolist()  # ascending: ties go to the lowest id
         phase = int(np.argmax(obs[LAYOUT["phase"]]))
         hand = np.flatnonzero(obs[LAYOUT["hands"]][: C.NUM_CARDS])
         own_layout = np.flatnonzero(obs[LAYOUT["layouts"]][: C.NUM_CARDS])
@@ -94,13 +94,9 @@ class HexenflugHeuristic:
 
     @staticmethod
     def _crash_risk(obs: np.ndarray, tops: np.ndarray) -> float:
-        seen = (
-            obs[LAYOUT["hands"]][: C.NUM_CARDS]
-            + obs[LAYOUT["display"]]
-            + obs[LAYOUT["discard_pile"]]
-        )
-        seen = seen + obs[LAYOUT["drawn_card"]]
-        seen = seen + obs[LAYOUT["layouts"]].reshape(C.MAX_PLAYERS, C.NUM_CARDS).sum(axis=0)
+        seen = obs[LAYOUT["display"]] + obs[LAYOUT["discard_pile"]] + obs[LAYOUT["drawn_card"]]
+        for table in ("hands", "layouts"):
+            seen = seen + obs[LAYOUT[table]].reshape(C.MAX_PLAYERS, C.NUM_CARDS).sum(axis=0)
         unseen = np.flatnonzero(seen == 0)
         if unseen.size == 0:
             return 1.0

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from envs.core.batched import shuffled_decks
+from envs.core.layout import Layout
 from envs.hexenflug import actions as A
 from envs.hexenflug import components as C
 from envs.hexenflug.encoding import OBSERVATION_FIELDS, STATE_FIELDS, max_score
@@ -37,6 +38,7 @@ K = C.NUM_COLOURS  # 5 colours
 V = C.MAX_VALUE  # values 1..15
 P = C.MAX_PLAYERS  # encodings are padded to 5 seats
 FLY, DRAWN, CAT_DISCARD, EXAMINE, EXAM_BUILD, OVER = (int(p) for p in Phase)
+I32 = torch.int32  # counts and values (int64 reductions are several times slower on CPU)
 
 
 @dataclass
@@ -47,8 +49,8 @@ class BatchedState:
     pile_size: torch.Tensor  # [B] int64 cards really in the draw pile
     hands: torch.Tensor  # [B, n, 75] bool
     layouts: torch.Tensor  # [B, n, 75] bool (a row per colour: ascending by rule)
-    books: torch.Tensor  # [B, n, 5] int64 Spellbooks owned
-    supply: torch.Tensor  # [B, 5] int64 Spellbooks left per colour
+    books: torch.Tensor  # [B, n, 5] int32 Spellbooks owned
+    supply: torch.Tensor  # [B, 5] int32 Spellbooks left per colour
     removed_books: torch.Tensor  # [B] int64
     display: torch.Tensor  # [B, 75] bool
     discard: torch.Tensor  # [B, 75] bool
@@ -81,16 +83,15 @@ class BatchedHexenflug:
         self.beginner = bool(rules.options.beginner_crash_rule)
         self.score_margin = rules.options.reward == "score_margin"
         self.exhausted_to_end = C.exhausted_colours_to_end(n)
-        self.observation_size = sum(f.size for f in OBSERVATION_FIELDS)
-        self.state_size = sum(f.size for f in STATE_FIELDS)
+        self.observation_size = Layout(OBSERVATION_FIELDS).size
+        self.layout = Layout(STATE_FIELDS)  # the observation is its first part
+        self.state_size = self.layout.size
         cards = torch.arange(N, device=device)
         self.colour = cards // V  # [75]
-        self.value = cards % V + 1  # [75]
-        self.values = torch.arange(1, V + 1, device=device)  # [15]
+        self.value = (cards % V + 1).to(I32)  # [75]
+        self.values = torch.arange(1, V + 1, dtype=I32, device=device)  # [15]
         self.seats = torch.arange(n, device=device)
         self.colours = torch.arange(K, device=device)
-        self.players_onehot = torch.zeros(P - 1, device=device)
-        self.players_onehot[n - 2] = 1.0
         self.max_score = float(max_score(self.books_per_colour))
 
     # ----------------------------------------------------------------- setup
@@ -109,8 +110,8 @@ class BatchedHexenflug:
             pile_size=torch.full((rows,), N, dtype=torch.int64, device=dev),
             hands=zeros(n, N, dtype=torch.bool),
             layouts=zeros(n, N, dtype=torch.bool),
-            books=zeros(n, K),
-            supply=torch.full((rows, K), self.books_per_colour, dtype=torch.int64, device=dev),
+            books=zeros(n, K, dtype=I32),
+            supply=torch.full((rows, K), self.books_per_colour, dtype=I32, device=dev),
             removed_books=torch.full(
                 (rows,), C.TOTAL_BOOKS - K * self.books_per_colour, dtype=torch.int64, device=dev
             ),
@@ -146,11 +147,11 @@ class BatchedHexenflug:
 
     def scores(self, state: BatchedState) -> torch.Tensor:
         """Scoring: ``[B, n]`` one point per Spellbook, one more per complete set of five."""
-        return state.books.sum(-1) + state.books.amin(-1)
+        return state.books.sum(-1, dtype=I32) + state.books.amin(-1)
 
     def winners(self, state: BatchedState) -> torch.Tensor:
         """``[B, n]`` bool: highest score, ties to the most cards in hand; a tie left is shared."""
-        key = self.scores(state) * (N + 1) + state.hands.sum(-1)
+        key = self.scores(state) * (N + 1) + state.hands.sum(-1, dtype=I32)
         return key == key.amax(-1, keepdim=True)
 
     def figures(self, state: BatchedState) -> dict[str, torch.Tensor]:
@@ -175,7 +176,7 @@ class BatchedHexenflug:
     def landing_colours(self, state: BatchedState, layout: torch.Tensor) -> torch.Tensor:
         """Landing: ``[B, 5]``, only after a draw this turn; soft, any layout colour; hard (after
         displaying), a colour with fewest cards."""
-        sizes = layout.view(-1, K, V).sum(-1)
+        sizes = layout.view(-1, K, V).sum(-1, dtype=I32)
         nonempty = sizes > 0
         fewest = torch.where(nonempty, sizes, N).amin(-1, keepdim=True)
         smallest = sizes == fewest
@@ -290,10 +291,10 @@ class BatchedHexenflug:
         left, the drawn cat is resolved by the turn player."""
         n = self.num_players
         order = (state.turn[:, None] + self.seats) % n  # [B, n] the round from the turn player
-        sizes = state.hands.sum(-1).gather(1, order)
+        sizes = state.hands.sum(-1, dtype=I32).gather(1, order)
         waiting = (self.seats >= n - state.cat_queue[:, None]) & (sizes > C.HAND_LIMIT_ON_CAT)
         found = waiting.any(1)
-        first = waiting.long().argmax(1)
+        first = (waiting.cumsum(1, dtype=I32) == 0).sum(1, dtype=I32).long().clamp(max=n - 1)
         discards = rows & found
         state.cat_queue = torch.where(rows, torch.where(found, n - first, 0), state.cat_queue)
         seat = order.gather(1, first[:, None]).squeeze(1)
@@ -358,13 +359,13 @@ class BatchedHexenflug:
         state.hands &= ~(seat[:, :, None] & cards[:, None, :])
         state.discard |= cards
         colour = _onehot(state.exam_colour.clamp(min=0), K) & rows[:, None]  # [B, 5]
-        left = (state.supply * colour).sum(1)
-        earned = torch.minimum(cards.sum(1) - 2, left).clamp(min=0)
+        left = (state.supply * colour).sum(1, dtype=I32)
+        earned = torch.minimum(cards.sum(1, dtype=I32) - 2, left).clamp(min=0)
         state.supply -= colour * earned[:, None]
         state.books += (seat[:, :, None] & colour[:, None, :]) * earned[:, None, None]
         state.exam_colour = torch.where(rows, -1, state.exam_colour)
         state.exam_cards &= ~rows[:, None]
-        over = rows & ((state.supply == 0).sum(1) >= self.exhausted_to_end)
+        over = rows & ((state.supply == 0).sum(1, dtype=I32) >= self.exhausted_to_end)
         state.phase = torch.where(over, OVER, state.phase)
         self._end_turn(state, rows & ~over)
 
@@ -398,68 +399,66 @@ class BatchedHexenflug:
 
     # ----------------------------------------------------------------- encodings
     def _relative(self, table: torch.Tensor, me: torch.Tensor) -> torch.Tensor:
-        """``[B, 5, ...]`` per-seat ``table`` seen from ``me`` (0 = me, 1 = next seat clockwise),
-        padded with zeros to 5 seats."""
+        """``[B, n, ...]`` per-seat ``table`` seen from ``me`` (0 = me, 1 = next seat clockwise)."""
         order = (me[:, None] + self.seats) % self.num_players
         index = order.view(*order.shape, *([1] * (table.dim() - 2))).expand_as(table)
-        rotated = table.gather(1, index).float()
-        pad = torch.zeros(
-            table.shape[0], P - self.num_players, *table.shape[2:], device=self.device
-        )
-        return torch.cat([rotated, pad], dim=1)
+        return table.gather(1, index)
 
-    def _public(self, state: BatchedState, me: torch.Tensor) -> list[torch.Tensor]:
-        """The public fields seen from ``me``, in the layout's order (see ``encoding.py``)."""
-        rows = len(me)
+    def _write_public(self, out: torch.Tensor, state: BatchedState, me: torch.Tensor) -> None:
+        """Write the public fields seen from ``me`` into ``out`` (zeros), by the named slices of
+        ``encoding.py``'s layout; per-seat tables fill the first n of their 5 seats."""
         n = self.num_players
-        hand_sizes = state.hands.sum(-1)
-        return [
-            _onehot(state.phase, 6).float(),
-            self.players_onehot.expand(rows, -1),
-            _onehot((state.turn - me) % n, P).float(),
-            _onehot((state.actor - me) % n, P).float(),
-            self._relative(hand_sizes, me) / N,
-            self._relative(state.hands, me).view(rows, -1),
-            self._relative(state.layouts, me).view(rows, -1),
-            state.display.float(),
-            state.discard.float(),
-            (self._relative(state.books, me) / 9).view(rows, -1),
-            state.supply.float() / 9,
-            state.pile_size[:, None].float() / N,
-            (_onehot(state.drawn.clamp(min=0), N) & (state.drawn >= 0)[:, None]).float(),
-            state.displayed[:, None].float(),
-            state.drew[:, None].float(),
-            state.added.float(),
-            (
-                _onehot(state.exam_colour.clamp(min=0), K) & (state.exam_colour >= 0)[:, None]
-            ).float(),
-            state.exam_cards.float(),
-            self._relative(self.scores(state), me) / self.max_score,
-        ]
+
+        def field(name: str, per_seat: int = 0) -> torch.Tensor:
+            view = out[:, self.layout[name]]
+            return view.unflatten(1, (P, per_seat))[:, :n] if per_seat else view
+
+        hand_sizes = state.hands.sum(-1, dtype=I32)
+        field("phase").copy_(_onehot(state.phase, 6))
+        field("num_players")[:, n - 2] = 1.0
+        field("turn_player").copy_(_onehot((state.turn - me) % n, P))
+        field("actor").copy_(_onehot((state.actor - me) % n, P))
+        field("hand_sizes")[:, :n] = self._relative(hand_sizes, me) / N
+        field("hands", N).copy_(self._relative(state.hands, me))
+        field("layouts", N).copy_(self._relative(state.layouts, me))
+        field("display").copy_(state.display)
+        field("discard_pile").copy_(state.discard)
+        field("books", K).copy_(self._relative(state.books, me) / 9)
+        field("supply").copy_(state.supply / 9)
+        field("draw_pile_size")[:, 0] = state.pile_size / N
+        field("drawn_card").copy_(_onehot(state.drawn, N))
+        field("displayed")[:, 0] = state.displayed
+        field("drew")[:, 0] = state.drew
+        field("added_to_display").copy_(state.added)
+        field("exam_colour").copy_(_onehot(state.exam_colour, K))
+        field("exam_cards").copy_(state.exam_cards)
+        field("scores")[:, :n] = self._relative(self.scores(state), me) / self.max_score
 
     def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
         """``[B, 1193]`` float32: the observation of ``seat[b]`` in game ``b``."""
-        return torch.cat(self._public(state, seat), dim=1)
+        out = torch.zeros(len(seat), self.observation_size, device=self.device)
+        self._write_public(out, state, seat)
+        return out
 
     def encode_state(self, state: BatchedState) -> torch.Tensor:
         """``[B, 1268]`` float32: the public fields from seat 0 plus the draw pile's cards."""
-        me = torch.zeros_like(state.turn)
+        rows = len(state.turn)
+        out = torch.zeros(rows, self.state_size, device=self.device)
+        self._write_public(out, state, torch.zeros_like(state.turn))
         real = torch.arange(N, device=self.device) < state.pile_size[:, None]
-        pile = torch.zeros(len(me), N, device=self.device)
-        pile.scatter_add_(1, state.draw_pile, real.float())
-        return torch.cat([*self._public(state, me), pile], dim=1)
+        out[:, self.layout["draw_pile_cards"]].scatter_add_(1, state.draw_pile, real.float())
+        return out
 
 
 def _onehot(index: torch.Tensor, size: int) -> torch.Tensor:
-    """``[B, size]`` bool one-hot of ``index`` (values in ``0..size-1``)."""
+    """``[B, size]`` bool one-hot of ``index`` (all False for -1, "none")."""
     return index[:, None] == torch.arange(size, device=index.device)
 
 
 def _counts(cards: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """For multi-hot ``cards`` ``[B, 75]``: per colour and split value m = 1..15, ``[B, 5, 15]``
     how many cards are at most m, and whether any card is above m."""
-    rows = cards.view(-1, K, V).long()
-    upto = rows.cumsum(-1)
+    upto = cards.view(-1, K, V).cumsum(-1, dtype=I32)
     above = upto[:, :, -1:] > upto
     return upto, above
 
@@ -471,7 +470,9 @@ def _examinable(hand: torch.Tensor, owned: torch.Tensor, values: torch.Tensor) -
     reach 3)."""
     upto, above = _counts(hand, values)
     free_colour = (owned > 0)[:, :, None] & above  # [B, 5 (k), 15 (m)]
-    free_others = free_colour.sum(1, keepdim=True) - free_colour.long()  # [B, 5 (colour), 15]
+    free_others = free_colour.sum(1, keepdim=True, dtype=I32) - free_colour.to(
+        I32
+    )  # [B, 5 (colour), 15]
     ok = (upto >= 1) & (upto + free_others >= 3)
     return ok.any(-1)
 
@@ -498,34 +499,34 @@ def _exam_choices(
     colour = exam_colour.clamp(min=0)
     examined = game.colours == colour[:, None]  # [B, 5]
     chosen = exam_cards.view(-1, K, V)
-    per_colour = chosen.sum(-1)  # [B, 5]
-    size = per_colour.sum(-1)
-    own = (per_colour * examined).sum(-1)
+    per_colour = chosen.sum(-1, dtype=I32)  # [B, 5]
+    size = per_colour.sum(-1, dtype=I32)
+    own = (per_colour * examined).sum(-1, dtype=I32)
     jokers = size - own
-    low = (chosen & examined[:, :, None]).mul(values).amax((1, 2))
-    high = torch.where(chosen & ~examined[:, :, None], values, V + 1).amin(2).amin(1)
+    low = ((chosen & examined[:, :, None]) * values).view(-1, N).amax(1)
+    high = torch.where(chosen & ~examined[:, :, None], values, V + 1).view(-1, N).amin(1)
     used = (per_colour > 0) & ~examined
     usable = (owned > 0) & ~examined & ~used  # [B, 5]
     rest = hand & ~exam_cards
     upto, above = _counts(rest, values)
     free_colour = usable[:, :, None] & above  # [B, 5, 15]
-    free = free_colour.sum(1)  # [B, 15]
-    e = own[:, None] + (upto * examined[:, :, None]).sum(1)  # [B, 15]
+    free = free_colour.sum(1, dtype=I32)  # [B, 15]
+    e = own[:, None] + (upto * examined[:, :, None]).sum(1, dtype=I32)  # [B, 15]
     below_high = values < high[:, None]
     room = (size < 5)[:, None]
     # examined-colour cards: any good m at or above max(low, v)
     good = below_high & (e + jokers[:, None] + free >= 3)
-    good_from = good.flip(-1).cummax(-1).values.flip(-1)  # [B, 15]: any good m >= index + 1
-    start = torch.maximum(low[:, None], values) - 1
+    good_from = good.flip(-1).cumsum(-1, dtype=I32).flip(-1) > 0  # [B, 15]: a good m >= index + 1
+    start = (torch.maximum(low[:, None], values) - 1).long()
     own_ok = good_from.gather(1, start)  # [B, 15]
     # jokers: any good m below v
     fits = (
         (values >= low.clamp(min=1)[:, None])[:, None, :]
         & below_high[:, None, :]
         & (e >= 1)[:, None, :]
-        & ((e + jokers[:, None] + 1 + free)[:, None, :] - free_colour.long() >= 3)
+        & ((e + jokers[:, None] + 1 + free)[:, None, :] - free_colour.to(I32) >= 3)
     )  # [B, 5, 15]
-    fits_below = fits.cummax(-1).values  # any good m <= index + 1
+    fits_below = fits.cumsum(-1, dtype=I32) > 0  # a good m <= index + 1
     joker_ok = torch.cat([torch.zeros_like(fits_below[:, :, :1]), fits_below[:, :, :-1]], -1)
     joker_ok &= usable[:, :, None]
     ok = torch.where(examined[:, :, None], own_ok[:, None, :], joker_ok)
@@ -566,8 +567,8 @@ def from_reference(states: list[State], game: BatchedHexenflug) -> BatchedState:
         pile_size=ints(lambda s: len(s.draw_pile)),
         hands=seats(lambda s, seat: s.hands[seat]),
         layouts=seats(lambda s, seat: [c for row in s.layouts[seat] for c in row]),
-        books=torch.tensor([s.books for s in states], dtype=torch.int64, device=dev),
-        supply=torch.tensor([s.supply for s in states], dtype=torch.int64, device=dev),
+        books=torch.tensor([s.books for s in states], dtype=I32, device=dev),
+        supply=torch.tensor([s.supply for s in states], dtype=I32, device=dev),
         removed_books=ints(lambda s: s.removed_books),
         display=multihot([s.display for s in states]),
         discard=multihot([s.discard for s in states]),

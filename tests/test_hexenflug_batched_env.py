@@ -1,0 +1,190 @@
+"""Batched Hexenflug through ``envs.make_batched``: baselines equal to the reference heuristics,
+game-length and winner distributions equal to the reference's, and the BatchedEnv contract."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+import envs
+from agents.batched import BatchedRandom
+from agents.hexenflug_batched import HEURISTICS, BatchedCautious, BatchedGreedy
+from agents.hexenflug_heuristic import cautious, greedy
+from envs.hexenflug.batched import from_reference
+from tests.test_hexenflug_batched import engines, reference_states
+
+CPU = torch.device("cpu")
+
+
+# ----------------------------------------------------------------------------- baselines
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_batched_heuristics_choose_the_reference_action(n):
+    """On the observations and masks of reference games (random and heuristic play, rare
+    phases favoured), each batched heuristic picks exactly the reference heuristic's action."""
+    rules, encoder, game = engines(n, {"beginner_crash_rule": n % 2 == 1})
+    states = reference_states(rules, encoder, "random", 300, seed=n)
+    states += reference_states(rules, encoder, "heuristic", 300, seed=n)
+    batch = from_reference(states, game)
+    seat = game.acting_seat(batch)
+    obs, mask = game.observe(batch, seat), game.legal_mask(batch)
+    for reference, batched in ((cautious(), BatchedCautious), (greedy(), BatchedGreedy)):
+        chosen = batched(n, CPU, torch.Generator()).act(obs, mask, seat)
+        expected = [reference.act(o, m) for o, m in zip(obs.numpy(), mask.numpy(), strict=True)]
+        assert chosen.tolist() == expected, reference.name
+        assert mask.gather(1, chosen[:, None]).all()
+
+
+def test_heuristics_are_registered_by_name():
+    assert set(HEURISTICS) == {"cautious", "greedy"}
+
+
+# ----------------------------------------------------------------------------- distributions
+def batched_games(n: int, policy: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Agent-steps and seat 0's reward of the first game in each of ``games`` rows."""
+    benv = envs.make_batched("hexenflug_v0", num_players=n, batch_size=games)
+    generator = torch.Generator().manual_seed(seed)
+    if policy == "random":
+        players = [BatchedRandom(n, CPU, generator)] * 2
+    else:
+        players = [BatchedCautious(n, CPU, generator), BatchedGreedy(n, CPU, generator)]
+    out = benv.reset(seed=seed)
+    steps = torch.zeros(games, dtype=torch.int64)
+    length = torch.full((games,), -1)
+    reward = torch.zeros(games)
+    while bool((length < 0).any()):
+        obs, mask, seat = out["observation"], out["action_mask"], out["seat"]
+        actions = torch.where(
+            seat % 2 == 0, players[0].act(obs, mask, seat), players[1].act(obs, mask, seat)
+        )
+        out = benv.step(actions)
+        steps += 1
+        first = out["done"] & (length < 0)
+        length = torch.where(first, steps, length)
+        reward = torch.where(first, out["reward"][:, 0], reward)
+    return length.numpy(), reward.numpy()
+
+
+def reference_games(n: int, policy: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The same figures from the reference rules."""
+    rules, encoder, _ = engines(n, {})
+    rng = np.random.default_rng(seed)
+    players = [cautious(), greedy()]
+    lengths, rewards = [], []
+    for _ in range(games):
+        state = rules.new_game(np.random.default_rng(int(rng.integers(2**31))), 0)
+        steps, reward = 0, (0.0,)
+        while not rules.is_over(state):
+            mask = rules.legal_mask(state)
+            if policy == "random":
+                action = int(rng.choice(np.flatnonzero(mask)))
+            else:
+                observation = encoder.observe(state, state.actor)
+                action = players[state.actor % 2].act(observation, mask)
+            reward = rules.apply(state, action)
+            steps += 1
+        lengths.append(steps)
+        rewards.append(reward[0])
+    return np.array(lengths), np.array(rewards)
+
+
+def assert_same_mean(a: np.ndarray, b: np.ndarray, what: str) -> None:
+    """The two means agree within the 95% interval of their difference."""
+    half = 1.96 * np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    assert abs(a.mean() - b.mean()) <= half, (what, a.mean(), b.mean(), half)
+
+
+def compare_distributions(n: int, policy: str, games: int) -> None:
+    length, reward = batched_games(n, policy, games, seed=n)
+    ref_length, ref_reward = reference_games(n, policy, games, seed=n)
+    assert_same_mean(length, ref_length, "game length")
+    assert_same_mean(reward == 1.0, ref_reward == 1.0, "seat 0 wins")
+
+
+def test_game_length_and_winners_match_the_reference():
+    """Distributions (random play, 3 players, 200 games a side): mean game length and seat 0's
+    win rate agree (heuristic play, slower in the reference, is in the slow test)."""
+    compare_distributions(3, "random", 200)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["random", "heuristic"])
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_game_length_and_winners_match_the_reference_at_scale(n, policy):
+    """Distributions over 10^4 games a side."""
+    compare_distributions(n, policy, 10_000)
+
+
+# ----------------------------------------------------------------------------- BatchedEnv
+def play(benv, steps: int, seed: int) -> list[dict]:
+    policy = BatchedRandom(benv.num_players, CPU, torch.Generator().manual_seed(seed))
+    out = benv.reset(seed=seed)
+    outs = [out]
+    for _ in range(steps):
+        out = benv.step(policy.act(out["observation"], out["action_mask"], out["seat"]))
+        outs.append(out)
+    return outs
+
+
+def test_same_seed_same_batch():
+    a = play(envs.make_batched("hexenflug_v0", num_players=4, batch_size=16), 300, seed=5)
+    b = play(envs.make_batched("hexenflug_v0", num_players=4, batch_size=16), 300, seed=5)
+    c = play(envs.make_batched("hexenflug_v0", num_players=4, batch_size=16), 300, seed=6)
+    assert all(torch.equal(x["observation"], y["observation"]) for x, y in zip(a, b, strict=True))
+    assert not torch.equal(a[-1]["observation"], c[-1]["observation"])
+
+
+def test_bad_actions_raise_naming_rows_and_change_no_game():
+    benv = envs.make_batched("hexenflug_v0", num_players=2, batch_size=4)
+    out = benv.reset(seed=0)
+    before = benv.state().clone()
+    legal = out["action_mask"].int().argmax(1)
+    for bad in (legal.float(), legal[:3], legal[:, None], legal.tolist(), legal.bool()):
+        with pytest.raises(envs.IllegalActionError):
+            benv.step(bad)
+    illegal = legal.clone()
+    illegal[2] = 166  # finish examination: not legal at the start
+    with pytest.raises(envs.IllegalActionError, match=r"rows \[2\]"):
+        benv.step(illegal)
+    assert torch.equal(benv.state(), before)
+
+
+def test_penalty_ends_only_the_offending_rows():
+    benv = envs.make_batched(
+        "hexenflug_v0", num_players=3, batch_size=4, illegal_action="penalty", illegal_reward=-5.0
+    )
+    out = benv.reset(seed=1)
+    actions = out["action_mask"].int().argmax(1)
+    actions[1] = 166
+    before = copy.deepcopy(benv.game_state)
+    out = benv.step(actions)
+    assert out["done"].tolist() == [False, True, False, False]
+    assert out["reward"][1].tolist() == [-5.0, 0.0, 0.0]
+    assert out["reward"][[0, 2, 3]].abs().sum() == 0
+    assert int(benv.game_state.pile_size[0]) == int(before.pile_size[0]) - 1  # drew a card
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"batch_size": 0}, {"batch_size": 2.5}, {"num_players": 6}, {"colour_blind": True}],
+)
+def test_bad_configuration_raises_config_error(kwargs):
+    with pytest.raises(envs.ConfigError):
+        envs.make_batched("hexenflug_v0", **{"batch_size": 4, **kwargs})
+
+
+def test_auto_reset_reports_final_rewards_and_scores():
+    """A finished game's last step reports its rewards (±1, a winner among them) and the final
+    scores; the row then holds a fresh game (a full draw pile, turn 1)."""
+    benv = envs.make_batched("hexenflug_v0", num_players=2, batch_size=64, max_steps=5_000)
+    outs = play(benv, 1_500, seed=2)
+    ended = [(o, o["done"].nonzero().flatten()) for o in outs[1:] if o["done"].any()]
+    assert ended
+    out, rows = ended[0]
+    rewards = out["reward"][rows]
+    assert ((rewards == 1.0) | (rewards == -1.0)).all() and (rewards == 1.0).any(1).all()
+    scores = out["figures"]["scores"][rows]
+    assert (scores.amax(1) > 0).all()
+    assert not out["truncated"][rows].any()
