@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval.play import GameResult
 from eval.records import Kept, rebuild, select, write_games
 from eval.viewer import write_page
 
@@ -44,18 +45,12 @@ def measure(cooperative: bool, key: str, agents: Sequence[str]) -> str:
 
 
 def keep(
-    agents: Sequence[str],
-    seed: int,
-    seating: Sequence[str],
-    info: Mapping[str, Any],
-    returns: Sequence[float],
-    actions: Sequence[int],
-    cooperative: bool,
-    key: str,
+    agents: Sequence[str], game: GameResult, actions: Sequence[int], cooperative: bool, key: str
 ) -> Kept:
-    """A played game as a candidate to save (see :func:`score`)."""
-    value = score(agents, seating, info, cooperative, key)
-    return Kept(value, seed, tuple(seating), tuple(actions), tuple(returns))
+    """A played game (seed, seating, info, returns) and its actions as a candidate to save, with
+    its :func:`score`."""
+    value = score(agents, game.seating, game.info, cooperative, key)
+    return Kept(value, game.seed, tuple(game.seating), tuple(actions), tuple(game.returns.values()))
 
 
 def save(
@@ -70,7 +65,7 @@ def save(
     games = []
     for label, (players, measured, candidates) in kept.items():
         for game, why in select(candidates, per_lineup):
-            meta = {"lineup": label, "kept": f"{why} by {measured}", "score": game.score}
+            meta = {"lineup": label, "kept": why, "score": game.score, "score_is": measured}
             record = rebuild(
                 env_id,
                 players,
