@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,9 @@ def load_weights(source: Path | bytes, what: str) -> Any:
     :class:`ConfigError` naming ``what`` was loaded, without PyTorch's advice to load unsafely."""
     try:
         handle = io.BytesIO(source) if isinstance(source, bytes) else source
-        return torch.load(handle, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # a plain pickle's protocol: the error says enough
+            warnings.filterwarnings("ignore", message="Detected pickle protocol")
+            return torch.load(handle, map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many kinds (unpickling, zip, EOF, OS errors)
         raise ConfigError(f"cannot load {what}: {_reason(err)}") from None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import zipfile
 
 import pandas
@@ -47,12 +48,18 @@ def one_line_error(call, *match: str) -> str:
     return message
 
 
+def write_raw_pickle(data, path) -> None:
+    with open(path, "wb") as file:
+        pickle.dump(data, file)
+
+
+@pytest.mark.parametrize("writer", [torch.save, write_raw_pickle], ids=["torch.save", "pickle"])
 @pytest.mark.parametrize("trainer", ["torch", "sb3"])
-def test_a_train_state_that_would_run_code_is_refused_unrun(tmp_path, trainer):
+def test_a_train_state_that_would_run_code_is_refused_unrun(tmp_path, trainer, writer):
     marker = tmp_path / "marker"
     config = parse_config(tiny("headless_horseman_v0", trainer, tmp_path, resume=True))
     config.folder.mkdir(parents=True)
-    torch.save({"net": WritesMarker(marker)}, config.folder / "train_state.pt")
+    writer({"net": WritesMarker(marker)}, config.folder / "train_state.pt")
     path = write_config(tmp_path, trainer, resume=True)
     one_line_error(
         lambda: train_cli.main([path, "--quiet"]), "train_state.pt", "refused without running"
