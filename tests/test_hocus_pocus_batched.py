@@ -19,7 +19,11 @@ import torch
 
 import envs
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
+from envs.hocus_pocus import actions as A
+from envs.hocus_pocus import components as C
 from envs.hocus_pocus.batched import batched_game, from_reference, to_reference
+from envs.hocus_pocus.phases import Phase
+from tests.hocus_pocus_helpers import card, play, table
 
 ENV = "hocus_pocus_v0"
 SUB_DECISIONS = ("Oh, Look!", "Come Little Children", "Fly, My Pretty", "I Put a Spell on You")
@@ -165,3 +169,116 @@ def test_chance_free_steps_equal_the_reference(config, policy):
     n, options = config
     steps = transitions(n, options, policy, games=3, seed=2)
     assert check_chance_free(n, options, steps) > 100
+
+
+class Steer:
+    """A generator for the reference that makes the random choices the batched engine made:
+    *I Put a Spell on You* passes the cards the batched row passed (``handed``)."""
+
+    def __init__(self, state, passed: dict[int, int]) -> None:
+        self.state, self.passed, self.calls = state, passed, 0
+
+    def integers(self, k: int) -> int:
+        seats = [s for s, h in enumerate(self.state.hands) if h]
+        seat = seats[self.calls]
+        self.calls += 1
+        return self.state.hands[seat].index(self.passed[seat])
+
+
+def steered_shuffle(targets: list[list[int]]):
+    """``rules.shuffled`` that orders its cards as one of ``targets`` (the batched piles)."""
+
+    def shuffled(cards: list[int], rng) -> list[int]:
+        for target in targets:
+            if sorted(target) == sorted(cards):
+                return sorted(cards, key=target.index)
+        raise AssertionError(f"the batched engine shuffled other cards than {sorted(cards)}")
+
+    return shuffled
+
+
+def check_steered(env, game, befores: list, actions: list[int], monkeypatch) -> list:
+    """Apply ``actions`` batched to the converted ``befores``; each row must hold every card
+    once and equal the reference's next state under the same chance (shuffles ordered as the
+    batched rows, I Put a Spell on You passing the same cards), with equal rewards,
+    observation, mask and ``state()``. Returns the reference next states."""
+    import envs.hocus_pocus.rules as rules_module
+
+    state = from_reference(befores, game)
+    rewards = game.apply(state, torch.tensor(actions), torch.Generator().manual_seed(4))
+    observation = game.observe(state, game.acting_seat(state)).numpy()
+    mask = game.legal_mask(state).numpy()
+    full = game.encode_state(state).numpy()
+    results = []
+    for row, (before, action) in enumerate(zip(befores, actions, strict=True)):
+        got = to_reference(state, row, np.random.default_rng(0))
+        cards = [c for h in got.hands for c in h] + [c for p in got.piles for c in p]
+        assert sorted(cards + got.deck + got.discard + got.removed) == list(range(C.NUM_CARDS))
+        drawn = [got.spell] if got.spell >= 0 else got.spell_discard[-1:]
+        targets = [got.deck, got.spell_deck + drawn]
+        monkeypatch.setattr(rules_module, "shuffled", steered_shuffle(targets))
+        reference = copy.deepcopy(before)
+        passed = {s: card for s, (card, _) in enumerate(got.handed)}
+        reference.rng = Steer(reference, passed)
+        expected = env.rules.apply(reference, action)
+        assert fields(got) == fields(reference), (row, env.rules.action_name(action))
+        assert rewards[row].tolist() == pytest.approx(list(expected), abs=1e-6)
+        np.testing.assert_array_equal(observation[row], env.encoder.observe(got, got.actor))
+        np.testing.assert_array_equal(mask[row], env.rules.legal_mask(got).astype(bool))
+        np.testing.assert_array_equal(full[row], env.encoder.encode_state(got))
+        results.append(reference)
+    return results
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_steps_with_chance_reach_a_reference_outcome(config, monkeypatch):
+    """End of Round (the deck shuffled with Binx and Spell Book cards), the Spell deck
+    reshuffled, I Put a Spell on You: the batched next state holds the same cards and is the
+    state the reference reaches with the same shuffles and random cards."""
+    n, options = config
+    env, game = make_game(n, options)
+    steps = [s for s in transitions(n, options, mixed_policy, games=8, seed=3) if s[4]]
+    assert len(steps) >= 5
+    check_steered(env, game, [s[0] for s in steps], [s[1] for s in steps], monkeypatch)
+
+
+def test_stun_choice_and_a_stun_uncovered_by_a_spell(monkeypatch):
+    """Stunning A Witch: five tops of one type in five colours wait for the choice of Mary or
+    Winifred (both choices end the round); Boys, Boys uncovering five tops of one colour stuns
+    Sarah (a Spell that changed the Cauldron); the last stun wins (End of the Game)."""
+    toe = [card(c, "Dead Man's Toe") for c in C.COLOURS]
+    rules, choice = table(
+        3,
+        hands=[[toe[3], card("blue", "Dash of Pox")], [], []],
+        piles=[[toe[4]], [toe[0]], [toe[1]], [toe[2]], []],
+        deck=[0, 2, 4, 6],
+    )
+    orange = [card("orange", t) for t in C.TYPES]
+    _, uncovered = table(
+        3,
+        hands=[[], [], [card("blue", "Oil of Boil")]],
+        piles=[
+            [orange[4], card("purple", "Dash of Pox")],
+            [orange[0]],
+            [orange[1]],
+            [orange[2]],
+            [orange[3]],
+        ],
+        deck=[card("green", "Newt Saliva")],
+        spells=["Boys, Boys"],
+    )
+    uncovered.tricks_used[C.SALT] = True
+    env, game = make_game(3, {})
+    (waiting,) = check_steered(env, game, [choice], [play(toe[3], 4)], monkeypatch)
+    assert waiting.phase == Phase.STUN_CHOICE
+    won = copy.deepcopy(waiting)
+    won.sun = 2
+    after = check_steered(
+        env,
+        game,
+        [waiting, waiting, uncovered, won],
+        [A.STUN_MARY, A.STUN_WINIFRED, A.REVEAL_SPELL, A.STUN_WINIFRED],
+        monkeypatch,
+    )
+    assert [s.stunned for s in after] == [C.MARY, C.WINIFRED, C.SARAH, C.WINIFRED]
+    assert [s.outcome for s in after] == [0, 0, 0, 1]

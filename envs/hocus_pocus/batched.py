@@ -52,8 +52,8 @@ NAMES = len(C.SPELL_NAMES)
 # card locations
 DECK, DISCARD, REMOVED, PILE = 0, 1, 2, 3
 HAND = PILE + SPACES
-# Spell card locations
-IN_PLAY = 2
+# Spell card locations (OUT: in no pile, only in hand-built test states)
+IN_PLAY, OUT = 2, 3
 (ASK, ACT, BINX, STUN_CHOICE, SALT, SPELL_DISCARD, SPELL_PASS, DISCARD_PHASE, SWAP_OWN,
  SWAP_PARTNER, BURN, OVER) = (int(p) for p in Phase)  # fmt: skip
 SPELL = {name: i for i, name in enumerate(C.SPELL_NAMES)}
@@ -941,7 +941,7 @@ def from_reference(states: list[State], game: BatchedHocusPocus) -> BatchedState
     rows, n, dev = len(states), game.num_players, game.device
     location = np.zeros((rows, N), np.int64)
     position = np.zeros((rows, N), np.int64)
-    spell_location = np.zeros((rows, game.spell_count), np.int64)
+    spell_location = np.full((rows, game.spell_count), OUT, np.int64)
     spell_position = np.zeros((rows, game.spell_count), np.int64)
     for row, s in enumerate(states):
         lists = [(DECK, s.deck), (DISCARD, s.discard), (REMOVED, s.removed)]
