@@ -1,9 +1,10 @@
 """Agent spec strings: ``kind:target?key=value&key=value``, and their short display names.
 
 ``random``, ``heuristic:<name>``, ``torch:<checkpoint.pt>`` (option ``sample``),
-``sb3:<checkpoint.zip>`` and ``python:<package.module>:<Class>`` (any options become keyword
-arguments of ``Class``). Option values are read as YAML scalars: ``sample=1``, ``sample=true``,
-``temperature=0.5``, ``name=bold``. A target may not contain ``?``.
+``sb3:<checkpoint.zip>``, ``rllib:<checkpoint folder or .pt>`` (option ``sample``) and
+``python:<package.module>:<Class>`` (any options become keyword arguments of ``Class``).
+Option values are read as YAML scalars: ``sample=1``, ``sample=true``, ``temperature=0.5``,
+``name=bold``. A target may not contain ``?``.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import yaml
 
 from envs.core.errors import ConfigError
 
-KINDS = ("random", "heuristic", "torch", "sb3", "python")
+KINDS = ("random", "heuristic", "torch", "sb3", "rllib", "python")
 FORMS = (
-    "'random', 'heuristic:<name>', 'torch:<path>[?sample=1]', 'sb3:<path>' or "
+    "'random', 'heuristic:<name>', 'torch:<path>[?sample=1]', 'sb3:<path>', "
+    "'rllib:<path>[?sample=1]' or "
     "'python:<package.module>:<Class>[?key=value&...]'"
 )
 
@@ -66,7 +68,7 @@ def display_name(spec: str) -> str:
         return spec
     query = spec.partition("?")[2]
     suffix = f"?{query}" if query else ""
-    if parsed.kind in ("torch", "sb3"):
+    if parsed.kind in ("torch", "sb3", "rllib"):
         parts = PurePath(parsed.target).parts[-2:]
         return f"{parsed.kind}:{'/'.join(parts)}{suffix}"
     if parsed.kind == "python":

@@ -12,14 +12,16 @@ if TYPE_CHECKING:
 
 
 def fit(config: TrainConfig, log: RunLog) -> Path:
-    """Train with ``config.trainer`` (``torch``: :mod:`train.ppo`; ``sb3``: :mod:`train.sb3`)
-    on ``config.threads`` torch threads (0: one per core) and return the final checkpoint's
-    path."""
+    """Train with ``config.trainer`` (``torch``: :mod:`train.ppo`; ``sb3``: :mod:`train.sb3`;
+    ``rllib``: :mod:`train.rllib`) on ``config.threads`` torch threads (0: one per core) and
+    return the final checkpoint's path."""
     import torch
 
     torch.set_num_threads(config.threads or os.cpu_count() or 1)
     if config.trainer == "torch":
         from train.ppo import train
+    elif config.trainer == "rllib":
+        from train.rllib import train
     else:
         from train.sb3 import train
     return train(config, log)

@@ -21,6 +21,8 @@ from agents import make_agent
 from envs.core.errors import ConfigError
 from eval.config import parse_model
 
+RLLIB_FIELDS = ("num_env_runners", "num_learners", "ray_address")
+
 
 class TrainConfig(BaseModel):
     """A training run: the game, the trainer, its hyperparameters, evaluation and output."""
@@ -35,7 +37,9 @@ class TrainConfig(BaseModel):
     env: str = Field(description="registered environment id")
     num_players: int = Field(2, description="players at the table")
     options: dict[str, Any] = Field(default_factory=dict, description="environment options")
-    trainer: Literal["torch", "sb3"] = Field("torch", description="PyTorch PPO or SB3 MaskablePPO")
+    trainer: Literal["torch", "sb3", "rllib"] = Field(
+        "torch", description="PyTorch PPO, SB3 MaskablePPO or RLlib PPO (train.rllib)"
+    )
     seed: int = Field(
         0,
         ge=0,
@@ -89,6 +93,16 @@ class TrainConfig(BaseModel):
     eval_every: int = Field(10, ge=1, description="updates between evaluations")
     eval_games: int = Field(50, ge=1, description="games per periodic evaluation")
     final_eval_games: int = Field(500, ge=1, description="games per pairing at the end")
+    num_env_runners: int = Field(
+        0, ge=0, le=1024, description="rllib: processes sampling games (0: in the driver)"
+    )
+    num_learners: int = Field(0, ge=0, le=1024, description="rllib: learner processes (0: driver)")
+    ray_address: str | None = Field(
+        None,
+        pattern=r"^(auto|(ray://)?[A-Za-z0-9_.-]+:[0-9]{1,5})$",
+        description="rllib: a running Ray cluster (auto, HOST:PORT, ray://HOST:PORT); none: a "
+        "local Ray instance",
+    )
     out: str = Field("runs/train", description="root of the run folders")
     resume: bool = Field(False, description="continue from the run folder's last state")
 
@@ -126,6 +140,13 @@ class TrainConfig(BaseModel):
             raise ValueError("self_play_every (self-play snapshots) needs trainer 'torch'")
         if self.centralized_critic and (not spec.cooperative or self.trainer != "torch"):
             raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
+        given = [f for f in RLLIB_FIELDS if getattr(self, f) != type(self).model_fields[f].default]
+        if given and self.trainer != "rllib":
+            raise ValueError(f"{', '.join(given)} need trainer 'rllib'")
+        if self.trainer == "rllib":
+            from train.rllib import check_config
+
+            check_config(self)
         for opponent in self.opponents:
             make_agent(opponent, self.env)
         if self.engine == "batched":
