@@ -205,7 +205,16 @@ class BatchedHeadlessHorseman:
         self.hand_slots = torch.arange(HAND_SLOTS, device=device)
         self.always = torch.ones((1, 1), dtype=torch.bool, device=device)
         self.ones_row = torch.ones(1, ROW_SLOTS, device=device)
-        self.speed_field = torch.full((1, 1), self.options.speed_tile / 4, device=device)
+        self.speed_field = torch.full((1,), self.options.speed_tile / 4, device=device)
+        o = encoder.observation_layout.offsets
+        scalars = [o["over"], o["speed_tile"], o["draw_pile_size"], o["rounds"]]
+        self.scalar_index = tensor([scalars])
+        # index [1 + card] of the card's top in row_tops (no card: the first, with value 0)
+        self.row_tops_index = tensor([o["row_tops"]] + [o["row_tops"] + c // 5 for c in range(N)])
+        relative = [
+            [o[name] + r for name in ("handless", "chosen", "hand_sizes")] for r in range(n)
+        ]
+        self.relative_index = tensor(relative).T[None]  # [1, 3, n]: field, relative seat
 
     # ----------------------------------------------------------------- setup
     def new_games(
@@ -500,51 +509,53 @@ class BatchedHeadlessHorseman:
         top = (state.row + 5) // 5  # card ids run five per top; no card (-1) gives 0
         return counts.scatter_add_(1, top, self.ones_row.expand_as(top))[:, 1:]
 
-    def _pile_region(self, state: BatchedState) -> tuple[torch.Tensor, torch.Tensor]:
-        """``[B, 30]`` each: which ring slots hold the draw pile, which the discard pile."""
-        place = self.card_ids - state.head[:, None]  # ring slot -> place from the head
-        place = torch.where(place < 0, place + N, place)
-        draw = place < state.draw_pile_size[:, None]
-        discard = ~draw & (place < (state.draw_pile_size + state.discard_size)[:, None])
-        return draw, discard
+    def _ring_places(self, state: BatchedState) -> torch.Tensor:
+        """``[B, 30]``: each ring slot's place counted from ``head`` (draw pile first)."""
+        place = self.card_ids - state.head[:, None]
+        return torch.where(place < 0, place + N, place)
 
-    def _public(self, state: BatchedState, me: torch.Tensor, layout: Any) -> tuple[list, list]:
+    def _public(self, state: BatchedState, me: torch.Tensor) -> tuple[list, list]:
         """The public fields seen from seat ``me[b]`` (as the reference encoder's ``_public``;
         seats relative to ``me``) as ``(index [B, k], value [B, k])`` pairs: the entries set
-        to 1 where the value is true, and the entries holding other numbers."""
-        o, rows = layout.offsets, len(me)
+        to 1 where the value is true, and the entries holding other numbers. (The public
+        fields lie at the same offsets in the observation and ``state()``.)"""
+        o, rows = self.observation_layout.offsets, len(me)
         seat_at = (me[:, None] + self.seat_ids) % self.num_players  # relative -> absolute
-        relative = self.seat_ids.expand(rows, -1)
-        _, in_discard = self._pile_region(state)
+        place = self._ring_places(state)
+        draw = state.draw_pile_size[:, None]
+        in_discard = (place >= draw) & (place < draw + state.discard_size[:, None])
+        in_row = state.row >= 0
         always = self.always.expand(rows, 1)
-
-        def at(name: str) -> torch.Tensor:
-            return torch.full((rows, 1), o[name], device=self.device)
-
         ones = [
-            (at("over"), (state.phase == OVER)[:, None]),
             (o["ichabod"] + state.ichabod[:, None], always),
             (o["horseman"] - C.LOWEST_HORSEMAN_START + state.horseman[:, None], always),
             (o["tokens_up"] + state.tokens, self.token_ids < state.flipped[:, None]),
-            (o["row"] + state.row.clamp(min=0), state.row >= 0),
+            (o["row"] + state.row, in_row),
             (o["discard_pile"] + state.piles, in_discard),
-            (o["handless"] + relative, self.handless[seat_at]),
-            (o["chosen"] + relative, state.pending.gather(1, seat_at) >= 0),
+            (self.relative_index[:, 0].expand(rows, -1), self.handless[seat_at]),
+            (self.relative_index[:, 1].expand(rows, -1), state.pending.gather(1, seat_at) >= 0),
         ]
-        hand_sizes = (state.hands >= 0).sum(dim=2).gather(1, seat_at) / N
+        scalars = [
+            (state.phase == OVER).float(),
+            self.speed_field.expand(rows),
+            state.draw_pile_size / N,
+            state.rounds.clamp(max=8) / 8,
+        ]
         values = [
-            (at("speed_tile"), self.speed_field.expand(rows, 1)),
-            (o["row_tops"] + (state.row + 5) // 5 - 1, (state.row >= 0) / 4),
-            (at("draw_pile_size"), state.draw_pile_size[:, None] / N),
-            (o["hand_sizes"] + relative, hand_sizes),
-            (at("rounds"), state.rounds.clamp(max=8)[:, None] / 8),
+            (self.scalar_index.expand(rows, -1), torch.stack(scalars, dim=1)),
+            (self.row_tops_index[state.row + 1], in_row / 4),
+            (
+                self.relative_index[:, 2].expand(rows, -1),
+                (state.hands >= 0).sum(dim=2).gather(1, seat_at) / N,
+            ),
         ]
         return ones, values
 
     def _assemble(self, size: int, ones: list, values: list) -> torch.Tensor:
         """``[B, size]`` float32: the ``ones`` entries set where true, ``values`` added."""
         index = torch.cat([i for i, _ in ones + values], dim=1)
-        value = torch.cat([v.float() for _, v in ones] + [v for _, v in values], dim=1)
+        truth = torch.cat([v for _, v in ones], dim=1).float()
+        value = torch.cat([truth] + [v for _, v in values], dim=1)
         out = torch.zeros(len(index), size, device=self.device)
         return out.scatter_add_(1, index.clamp(min=0), value)
 
@@ -552,7 +563,7 @@ class BatchedHeadlessHorseman:
         """``[B, 313]`` float32: what ``seat[b]`` may know, as the reference ``observe``."""
         layout = self.observation_layout
         o, rows = layout.offsets, torch.arange(len(seat), device=self.device)
-        ones, values = self._public(state, seat, layout)
+        ones, values = self._public(state, seat)
         hand, choice = state.hands[rows, seat], state.pending[rows, seat][:, None]
         ones.append((o["hand"] + hand, hand >= 0))
         ones.append((o["own_choice"] + choice, choice >= 0))
@@ -562,8 +573,8 @@ class BatchedHeadlessHorseman:
         """``[B, 590]`` float32: everything, seats absolute, as the reference ``state()``."""
         layout = self.state_layout
         o, seats = layout.offsets, self.seat_ids[None, :, None]
-        ones, values = self._public(state, torch.zeros_like(state.actor), layout)
-        in_draw, _ = self._pile_region(state)
+        ones, values = self._public(state, torch.zeros_like(state.actor))
+        in_draw = self._ring_places(state) < state.draw_pile_size[:, None]
         hands = o["hands"] + seats * N + state.hands
         choices = o["choices"] + seats[:, :, 0] * (N + 1) + state.pending
         order = o["token_order"] + self.token_ids * T + state.tokens
