@@ -13,6 +13,8 @@ ray_address: auto            # executor ray: a running cluster (auto, HOST:PORT,
 crossplay: all               # cooperative games: all (every seat composition of every two
                              # agents), focal (one agent with N-1 partners of one kind), none
 options: {}                  # environment options
+save_games: 0                # games per lineup saved as records with a viewer page (games.jsonl,
+                             # games.html): the best and the worst by score, then the first seeds
 out: runs/eval               # the run folder is out/<name>
 name: hocus_pocus            # defaults to the config file's stem
 """
@@ -72,6 +74,13 @@ class EvalConfig(BaseModel):
         default_factory=dict, description="display names of agents (default: shortened specs)"
     )
     options: dict[str, Any] = Field(default_factory=dict, description="environment options")
+    save_games: int = Field(
+        0,
+        ge=0,
+        le=1000,
+        description="games per lineup saved as records with a viewer page (best and worst by "
+        "score, then the first seeds)",
+    )
     out: str = Field("runs/eval", description="root of the run folders")
     name: str = Field(
         "eval",

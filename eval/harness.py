@@ -18,6 +18,7 @@ import copy
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -25,10 +26,12 @@ from tqdm import tqdm
 
 import envs
 from agents import Agent, CheckedAgent, display_names, make_agent
+from eval import saved_games
 from eval.config import EvalConfig
 from eval.executors import executor
 from eval.play import GameResult, play_game
 from eval.provenance import provenance
+from eval.records import ActionLog, Kept, select
 from eval.stats import bootstrap_mean_interval, wilson_interval
 
 CHUNK = 50
@@ -110,13 +113,17 @@ def _make(name: str, source: str | Agent, env_id: str) -> Agent:
     return CheckedAgent(copy.deepcopy(source), name)
 
 
-def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult]]:
+def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult], list[Kept]]:
     """Play some seeds of one lineup; every seat has its own agent object (agents may keep
-    memory within a game), made once per seat and agent."""
-    env_id, options, lineup, sources, seeds = job
+    memory within a game), made once per seat and agent. With ``save`` games to save per
+    lineup, also the chunk's candidates (:mod:`eval.saved_games`)."""
+    env_id, options, lineup, sources, save, seeds = job
     env = envs.make(env_id, num_players=lineup.players, **options)
+    if save:
+        env = ActionLog(env)
+    spec = envs.spec(env_id)
     made: dict[tuple[str, str], Agent] = {}
-    results = []
+    results, kept = [], []
     for seed in seeds:
         seats = seating(lineup, seed)
         players = {}
@@ -125,33 +132,59 @@ def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult]]:
                 made[seat, name] = _make(name, sources[name], env_id)
             players[seat] = made[seat, name]
         results.append(play_game(env, players, seed, seats))
-    return lineup, results
+        if save:
+            game = results[-1]
+            kept.append(
+                saved_games.keep(lineup.agents, game, env.actions, spec.cooperative, spec.score)
+            )
+    return lineup, results, [k for k, _ in select(kept, save)]
 
 
 def play_all(
     config: EvalConfig, objects: Mapping[str, Agent] | None = None, progress: bool = True
 ) -> dict[Lineup, list[GameResult]]:
     """Every lineup on seeds ``seed .. seed + games - 1``. ``objects`` supplies agents built in
-    Python for the names of ``config.agents`` that are not spec strings (copied for each seat)."""
+    Python for the names of ``config.agents`` that are not spec strings (copied for each seat).
+    With ``save_games``, the kept games' records and viewer page go to the run folder."""
     sources: dict[str, str | Agent] = {a: (objects or {}).get(a, a) for a in config.agents}
     seeds = range(config.seed, config.seed + config.games)
     jobs = [
-        (config.env, config.options, lineup, sources, seeds[i : i + CHUNK])
+        (config.env, config.options, lineup, sources, config.save_games, seeds[i : i + CHUNK])
         for lineup in lineups(config)
         for i in range(0, len(seeds), CHUNK)
     ]
     results: dict[Lineup, list[GameResult]] = {}
+    kept: dict[Lineup, list[Kept]] = {}
     total = sum(len(job[-1]) for job in jobs)
     with (
         tqdm(total=total, unit="game", desc=config.name, disable=not progress) as bar,
         executor(config.executor, config.workers, config.ray_address) as run,
     ):
-        for key, chunk in run(_play_chunk, jobs):
+        for key, chunk, candidates in run(_play_chunk, jobs):
             results.setdefault(key, []).extend(chunk)
+            kept.setdefault(key, []).extend(candidates)
             bar.update(len(chunk))
     for games in results.values():
         games.sort(key=lambda g: g.seed)
+    if config.save_games:
+        save_games(config, kept)
     return results
+
+
+def save_games(config: EvalConfig, kept: dict[Lineup, list[Kept]]) -> None:
+    """Write the kept games of every lineup (in report order) to the run folder."""
+    spec = envs.spec(config.env)
+    names = display_names(config.agents, config.labels)
+    by_label = {
+        f"{lineup.label(names)}, {lineup.players} players": (
+            lineup.players,
+            saved_games.measure(spec.cooperative, spec.score, lineup.agents),
+            kept[lineup],
+        )
+        for lineup in lineups(config)
+    }
+    folder = Path(config.out) / config.name
+    saved_games.save(folder, config.env, config.options, by_label, config.save_games)
 
 
 def rate(count: int, trials: int) -> dict[str, float]:
@@ -231,6 +264,8 @@ def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> di
         summary["paired"] = paired_differences(config, results, spec.score)
     else:
         summary["ratings"] = ratings(config, results)
+    if config.save_games:
+        summary["saved_games"] = saved_games.summary(config.save_games)
     return summary
 
 

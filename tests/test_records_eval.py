@@ -1,0 +1,85 @@
+"""Evaluations that save games (issue 13): ``save_games: N`` in an evaluation config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import envs
+from agents import HEURISTICS
+from eval import harness, records, report
+from eval.config import parse_config
+
+
+def run(tmp_path: Path, env_id: str, workers: int = 1, save: int = 3, games: int = 8) -> Path:
+    agents = ["random", *(f"heuristic:{h}" for h in HEURISTICS.get(env_id, {}))][:2]
+    players = envs.spec(env_id).players[0]
+    config = parse_config(
+        {
+            "env": env_id,
+            "players": [players],
+            "agents": agents,
+            "games": games,
+            "workers": workers,
+            "crossplay": "none",
+            "save_games": save,
+            "out": str(tmp_path),
+            "name": f"run{workers}",
+        }
+    )
+    folder = tmp_path / config.name
+    report.prepare(folder)
+    summary = harness.summarize(config, harness.play_all(config, progress=False))
+    report.write(summary, folder)
+    return folder
+
+
+@pytest.mark.parametrize("env_id", envs.ids())
+def test_saved_games_are_the_evaluated_games_best_and_worst_first(env_id, tmp_path):
+    folder = run(tmp_path, env_id)
+    games = records.read_games(folder / "games.jsonl")
+    results = (folder / "results.json").read_text()
+    lineups = results.count('"label"')
+    assert len(games) == 3 * lineups
+    spec = envs.spec(env_id)
+    first_agent = "random"  # the lineup's first agent: config order
+    for game in games:
+        assert records.check(game) == len(game.steps)
+        info, seats = game.end["info"][0], game.header["agents"]
+        if spec.cooperative:
+            expected = float(info[spec.score])
+        else:
+            mine = [s for seat, s in enumerate(info["scores"]) if seats[seat] == first_agent]
+            theirs = [s for seat, s in enumerate(info["scores"]) if seats[seat] != first_agent]
+            expected = sum(mine) / len(mine) - sum(theirs) / len(theirs)
+        assert game.header["meta"]["score"] == pytest.approx(expected)
+    for i in range(0, len(games), 3):
+        lineup = games[i : i + 3]
+        scores = [g.header["meta"]["score"] for g in lineup]
+        kept = [g.header["meta"]["kept"] for g in lineup]
+        assert kept[0] == "best" and scores[0] == max(scores)
+        if "worst" in kept:  # unless every game scored the same
+            assert kept[1] == "worst" and scores[1] == min(scores)
+        seeds = [g.header["seed"] for g in lineup]
+        firsts = [seed for seed, why in zip(seeds, kept, strict=True) if why == "first seeds"]
+        others = [seed for seed, why in zip(seeds, kept, strict=True) if why != "first seeds"]
+        assert firsts == sorted(set(range(8)) - set(others))[: len(firsts)]
+    page = (folder / "games.html").read_text()
+    data = json.loads(page.split('id="data">')[1].split("</script>")[0])
+    assert [g["error"] for g in data["games"]] == [None] * len(games)
+    assert "[Watch them step by step](games.html)" in (folder / "report.md").read_text()
+
+
+def test_saved_games_do_not_depend_on_the_workers(tmp_path):
+    env_id = envs.ids()[0]
+    one = run(tmp_path, env_id, workers=1, games=60)
+    two = run(tmp_path, env_id, workers=2, games=60)
+    assert (one / "games.jsonl").read_text() == (two / "games.jsonl").read_text()
+
+
+def test_no_games_are_saved_by_default(tmp_path):
+    folder = run(tmp_path, envs.ids()[0], save=0)
+    assert not (folder / "games.jsonl").exists()
+    assert "Saved games" not in (folder / "report.md").read_text()
