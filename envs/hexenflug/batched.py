@@ -183,41 +183,40 @@ class BatchedHexenflug:
         return state.drew[:, None] & nonempty & (~state.displayed[:, None] | smallest)
 
     def legal_mask(self, state: BatchedState) -> torch.Tensor:
-        """``[B, 167]`` bool: legal actions of each game's acting seat."""
+        """``[B, 167]`` bool: legal actions of each game's acting seat. The examination's and
+        the black cat's choices are computed for the rows in those phases only."""
         phase = state.phase
         fly, drawn_phase = phase == FLY, phase == DRAWN
+        mask = torch.zeros(len(phase), A.NUM_ACTIONS, dtype=torch.bool, device=self.device)
         layout = self._turn_rows(state.layouts, state.turn)
         placeable = self.can_place(layout)
-        hand = self._turn_rows(state.hands, state.turn)
-        owned = self._turn_rows(state.books, state.turn)
-        take = fly[:, None] & state.display & ~state.added & placeable
+        mask[:, A.TAKE : A.TAKE + N] = fly[:, None] & state.display & ~state.added & placeable
+        mask[:, A.DRAW] = fly
         drawn = state.drawn.clamp(min=0)
         place = placeable.gather(1, drawn[:, None]).squeeze(1)
         crash = drawn_phase & state.displayed & ~place
-        keep = (
-            crash & self.beginner & (owned.gather(1, self.colour[drawn][:, None]).squeeze(1) == 0)
+        mask[:, A.PLACE] = drawn_phase & place
+        mask[:, A.DISPLAY] = drawn_phase & ~state.displayed
+        mask[:, A.CRASH] = crash
+        if self.beginner:  # an option, the same for every row
+            owned = self._turn_rows(state.books, state.turn)
+            no_book = owned.gather(1, self.colour[drawn][:, None]).squeeze(1) == 0
+            mask[:, A.CRASH_KEEP] = crash & no_book
+        mask[:, A.LAND : A.LAND + K] = fly[:, None] & self.landing_colours(state, layout)
+        rows = (phase == EXAMINE).nonzero().squeeze(1)
+        hand, owned = state.hands[rows, state.turn[rows]], state.books[rows, state.turn[rows]]
+        mask[rows, A.EXAMINE : A.EXAMINE + K] = _examinable(hand, owned, self.values)
+        mask[rows, A.SKIP] = True
+        rows = (phase == CAT_DISCARD).nonzero().squeeze(1)
+        mask[rows, A.CHOOSE : A.CHOOSE + N] = state.hands[rows, state.actor[rows]]
+        rows = (phase == EXAM_BUILD).nonzero().squeeze(1)
+        hand, owned = state.hands[rows, state.turn[rows]], state.books[rows, state.turn[rows]]
+        choose, finish = _exam_choices(
+            hand, owned, state.exam_colour[rows], state.exam_cards[rows], self
         )
-        land = fly[:, None] & self.landing_colours(state, layout)
-        examine = (phase == EXAMINE)[:, None] & _examinable(hand, owned, self.values)
-        cat = (phase == CAT_DISCARD)[:, None] & self._turn_rows(state.hands, state.actor)
-        build = phase == EXAM_BUILD
-        choose, finish = _exam_choices(hand, owned, state.exam_colour, state.exam_cards, self)
-        return torch.cat(
-            [
-                take,
-                fly[:, None],
-                (drawn_phase & place)[:, None],
-                (drawn_phase & ~state.displayed)[:, None],
-                crash[:, None],
-                keep[:, None],
-                land,
-                examine,
-                (phase == EXAMINE)[:, None],
-                cat | (build[:, None] & choose),
-                (build & finish)[:, None],
-            ],
-            dim=1,
-        )
+        mask[rows, A.CHOOSE : A.CHOOSE + N] = choose
+        mask[rows, A.FINISH] = finish
+        return mask
 
     # ----------------------------------------------------------------- transitions
     def apply(
@@ -255,7 +254,7 @@ class BatchedHexenflug:
         """Flying: take a display card (not one you added this turn) into your layout."""
         chosen = rows[:, None] & _onehot(card, N)
         state.display &= ~chosen
-        state.layouts |= self._seat_mask(state.turn)[:, :, None] & chosen[:, None, :]
+        _seat_update(state.layouts, state.turn, lambda row: row | chosen)
 
     def _draw(self, state: BatchedState, rows: torch.Tensor, generator: torch.Generator) -> None:
         """Flying: draw one card. A black cat makes every player with six or more cards discard
@@ -304,7 +303,7 @@ class BatchedHexenflug:
     def _cat_discard(self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor) -> None:
         """Black Cat Cards: the acting seat discards one chosen card."""
         chosen = rows[:, None] & _onehot(card, N)
-        state.hands &= ~(self._seat_mask(state.actor)[:, :, None] & chosen[:, None, :])
+        _seat_update(state.hands, state.actor, lambda hand: hand & ~chosen)
         state.discard |= chosen
         self._next_cat_discard(state, rows)
 
@@ -317,9 +316,8 @@ class BatchedHexenflug:
         keep: torch.Tensor,
     ) -> None:
         """After Drawing a Card: place it, add it to the display (once a turn), or crash."""
-        drawn = _onehot(state.drawn.clamp(min=0), N)
-        seat = self._seat_mask(state.turn)[:, :, None]
-        state.layouts |= seat & (place[:, None] & drawn)[:, None, :]
+        drawn = _onehot(state.drawn, N)
+        _seat_update(state.layouts, state.turn, lambda row: row | (place[:, None] & drawn))
         shown = display[:, None] & drawn
         state.display |= shown
         state.added |= shown
@@ -335,34 +333,32 @@ class BatchedHexenflug:
         colour are discarded; the turn ends."""
         colour = self.colour[state.drawn.clamp(min=0)]
         row_cards = (self.colour == colour[:, None]) & rows[:, None]  # [B, 75]
-        seat = self._seat_mask(state.turn)[:, :, None]
-        lost = state.layouts & seat & row_cards[:, None, :]
-        state.discard |= lost.any(1) | ((rows & ~keep)[:, None] & drawn)
-        state.layouts &= ~lost
-        state.hands |= seat & (keep[:, None] & drawn)[:, None, :]
+        lost = self._turn_rows(state.layouts, state.turn) & row_cards
+        state.discard |= lost | ((rows & ~keep)[:, None] & drawn)
+        _seat_update(state.layouts, state.turn, lambda row: row & ~lost)
+        _seat_update(state.hands, state.turn, lambda hand: hand | (keep[:, None] & drawn))
         state.crashes += rows.long()
         self._end_turn(state, rows)
 
     def _land(self, state: BatchedState, rows: torch.Tensor, colour: torch.Tensor) -> None:
         """Landing: the chosen layout row goes to the hand; then the Examination."""
         row_cards = (self.colour == colour[:, None]) & rows[:, None]
-        moved = state.layouts & self._seat_mask(state.turn)[:, :, None] & row_cards[:, None, :]
-        state.hands |= moved
-        state.layouts &= ~moved
+        moved = self._turn_rows(state.layouts, state.turn) & row_cards
+        _seat_update(state.hands, state.turn, lambda hand: hand | moved)
+        _seat_update(state.layouts, state.turn, lambda row: row & ~moved)
         state.phase = torch.where(rows, EXAMINE, state.phase)
 
     def _examine(self, state: BatchedState, rows: torch.Tensor) -> None:
         """Examination: discard 3/4/5 chosen cards, take 1/2/3 Spellbooks of the colour (as many
         as are left). The game ends when enough colours are exhausted."""
         cards = rows[:, None] & state.exam_cards
-        seat = self._seat_mask(state.turn)
-        state.hands &= ~(seat[:, :, None] & cards[:, None, :])
+        _seat_update(state.hands, state.turn, lambda hand: hand & ~cards)
         state.discard |= cards
-        colour = _onehot(state.exam_colour.clamp(min=0), K) & rows[:, None]  # [B, 5]
+        colour = _onehot(state.exam_colour, K) & rows[:, None]  # [B, 5]
         left = (state.supply * colour).sum(1, dtype=I32)
-        earned = torch.minimum(cards.sum(1, dtype=I32) - 2, left).clamp(min=0)
-        state.supply -= colour * earned[:, None]
-        state.books += (seat[:, :, None] & colour[:, None, :]) * earned[:, None, None]
+        earned = colour * torch.minimum(cards.sum(1, dtype=I32) - 2, left).clamp(min=0)[:, None]
+        state.supply -= earned
+        _seat_update(state.books, state.turn, lambda owned: owned + earned)
         state.exam_colour = torch.where(rows, -1, state.exam_colour)
         state.exam_cards &= ~rows[:, None]
         over = rows & ((state.supply == 0).sum(1, dtype=I32) >= self.exhausted_to_end)
@@ -392,10 +388,6 @@ class BatchedHexenflug:
         else:
             final = torch.where(self.winners(state), 1.0, -1.0)
         return torch.where(over, final, 0.0)
-
-    def _seat_mask(self, seat: torch.Tensor) -> torch.Tensor:
-        """``[B, n]`` one-hot of ``seat``."""
-        return self.seats == seat[:, None]
 
     # ----------------------------------------------------------------- encodings
     def _relative(self, table: torch.Tensor, me: torch.Tensor) -> torch.Tensor:
@@ -448,6 +440,12 @@ class BatchedHexenflug:
         real = torch.arange(N, device=self.device) < state.pile_size[:, None]
         out[:, self.layout["draw_pile_cards"]].scatter_add_(1, state.draw_pile, real.float())
         return out
+
+
+def _seat_update(table: torch.Tensor, seat: torch.Tensor, change) -> None:
+    """``table[b, seat[b]] = change(table[b, seat[b]])`` for every row ``b``, in place."""
+    rows = torch.arange(len(seat), device=seat.device)
+    table[rows, seat] = change(table[rows, seat])
 
 
 def _onehot(index: torch.Tensor, size: int) -> torch.Tensor:
