@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 import envs
 from agents import HEURISTICS
@@ -83,3 +84,21 @@ def test_no_games_are_saved_by_default(tmp_path):
     folder = run(tmp_path, envs.ids()[0], save=0)
     assert not (folder / "games.jsonl").exists()
     assert "Saved games" not in (folder / "report.md").read_text()
+
+
+def test_training_s_final_evaluation_saves_its_best_and_worst_games(tmp_path):
+    pytest.importorskip("torch", reason="training needs the train extra")
+    from tests.test_train import tiny
+    from train import __main__ as train_cli
+
+    data = tiny(envs.ids()[0], "torch", tmp_path, total_steps=128)
+    path = tmp_path / "quick.yaml"
+    path.write_text(yaml.safe_dump({**data, "final_eval_games": 3}))
+    train_cli.main([str(path), "--quiet"])
+    folder = tmp_path / data["name"] / "evaluation"
+    games = records.read_games(folder / "games.jsonl")
+    assert {g.header["meta"]["kept"] for g in games} <= {"best", "worst"}
+    assert any(spec.startswith("torch:") for g in games for spec in g.header["agents"])
+    assert all(records.check(g) == len(g.steps) for g in games)
+    assert (folder / "games.html").is_file()
+    assert "(games.html)" in (folder / "report.md").read_text()

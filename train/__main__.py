@@ -25,12 +25,15 @@ from train import fit, results, runfolder
 from train.config import TrainConfig, load_config
 from train.runlog import RunLog
 
+SAVED_GAMES = 2  # per pairing: the best and the worst game, as records with a viewer page
+
 
 def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int | None = None) -> dict:
     """The trained agent beside every baseline, through the evaluation harness, on the seeds
     the baselines' reports use (from 0, like ``python -m eval``), so the trained agent and the
     baselines play the same deals. ``workers`` defaults to 2 processes, or 1 for fewer than
-    100 games per pairing (starting the processes would take longer than the games)."""
+    100 games per pairing (starting the processes would take longer than the games). The best
+    and the worst game of each pairing are saved (``evaluation/games.jsonl``, ``games.html``)."""
     agents = [f"{config.trainer}:{checkpoint}", "random"]
     agents += [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
     if workers is None:
@@ -45,6 +48,7 @@ def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int | None 
         options=config.options,
         out=str(config.folder),
         name="evaluation",
+        save_games=SAVED_GAMES,
     )
     summary = harness.summarize(eval_config, harness.play_all(eval_config))
     report.write(summary, config.folder / "evaluation")
