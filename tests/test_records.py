@@ -66,11 +66,22 @@ def test_replay_of_small_batches(env_id):
         replay_many(env_id, spec, 4)
 
 
+def split(env_id: str, games: int) -> dict[str, int]:
+    """``games`` shared by random play (half) and the game's heuristics (the other half)."""
+    heuristics = specs(env_id)[1:] or ["random"]
+    share = {"random": games - games // 2}
+    for i, spec in enumerate(heuristics):
+        share[spec] = share.get(spec, 0) + (games // 2) // len(heuristics)
+        share[spec] += int(i < (games // 2) % len(heuristics))
+    return share
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", envs.ids())
 def test_replay_of_a_thousand_games(env_id):
-    for spec in specs(env_id):
-        replay_many(env_id, spec, 1000)
+    """1,000 games per game, half random, half heuristic, replay bit-exactly."""
+    for spec, games in split(env_id, 1000).items():
+        replay_many(env_id, spec, games)
 
 
 def test_truncated_games_and_options_replay():
