@@ -253,6 +253,32 @@ def test_other_boards_equal_the_reference():
         assert check_spins(n, {}, steps, board) > 5
 
 
+@pytest.mark.parametrize("config", CONFIGS[:3] + CONFIGS[5:7], ids=config_id)
+def test_joint_steps_equal_the_reference_apply_joint(config):
+    """``apply_joint`` (a whole play round at once, as the Parallel env plays it) equals the
+    reference ``apply_joint`` on every chance-free round."""
+    n, options = config
+    env, game = make_game(n, options)
+    rng = np.random.default_rng(8)
+    rounds = []
+    for before, *_ in transitions(n, options, random_policy, 4, seed=6):
+        if before.actor != 0:
+            continue
+        joint = [random_policy(None, env.rules.legal_mask_for(before, s), rng) for s in range(n)]
+        after = copy.deepcopy(before)
+        after.rng = script = Script(fallback=rng)
+        rewards = env.rules.apply_joint(after, joint)
+        if not script.used:
+            rounds.append((before, joint, fields(after), rewards))
+    state = from_reference([r[0] for r in rounds])
+    actions = torch.tensor([r[1] for r in rounds])
+    rewards = game.apply_joint(state, actions, torch.Generator().manual_seed(0))
+    for row, (_, _, after, expected) in enumerate(rounds):
+        assert fields(to_reference(state, row, rng)) == after
+        assert rewards[row].tolist() == pytest.approx(list(expected), abs=1e-6)
+    assert len(rounds) > 20
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_many_chance_free_steps_equal_the_reference(config):
