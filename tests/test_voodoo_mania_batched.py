@@ -21,7 +21,7 @@ import torch
 import envs
 from agents.voodoo_mania_heuristic import ChainVoodoo, FastVoodoo
 from envs.voodoo_mania import components as C
-from envs.voodoo_mania.batched import batched_game, from_reference, to_reference
+from envs.voodoo_mania.batched import batched_game, count_answers, from_reference, to_reference
 
 ENV = "voodoo_mania_v0"
 CONFIGS = [
@@ -170,6 +170,7 @@ def check_chance_free(n: int, options: dict, steps: list[tuple]) -> int:
     for row, (_, _, after, expected, _) in enumerate(steps):
         got = to_reference(state, row, np.random.default_rng(0))
         assert fields(got) == after, row
+        assert state.answers[row].tolist() == count_answers(got), row
         assert rewards[row].tolist() == pytest.approx(list(expected), abs=1e-6)
         np.testing.assert_array_equal(observation[row], env.encoder.observe(got, got.actor))
         np.testing.assert_array_equal(mask[row], env.rules.legal_mask(got).astype(bool))
@@ -249,6 +250,7 @@ def test_steps_with_chance_reach_a_reference_outcome(config):
                 assert sorted(cards + got["out"] + [got["voodoo"][0][0]]) == list(range(91))
                 assert [len(h) for h in got["hands"]] == [3] * n
                 assert [len(p) for p in got["piles"]] == [len(p) for p in after["piles"]]
+                assert state.answers[row].tolist() == count_answers(to_reference(state, row, None))
                 deals += 1
             elif got != after:
                 continue

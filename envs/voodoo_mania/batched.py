@@ -26,6 +26,7 @@ transition, the observations, masks and ``state()`` against them.
 from __future__ import annotations
 
 import dataclasses
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,11 @@ class BatchedState:
     faces as a ring, bottom first. ``out [B, 2]``: cards left out of the round, ``NONE``-padded.
     ``scores [B, n]``. ``pending [B, n]``: each seat's hidden choice this tick, or ``-1``.
     ``last_player`` is ``-1`` after a tick without a play; ``last_cyclers [B, n]`` bool. The rest
-    are ``[B]``; ``truncated`` and ``last_voodoo`` are bool, every other field int64."""
+    are ``[B]``; ``truncated`` and ``last_voodoo`` are bool, every other field int64.
+
+    One field is derived, not in ``rules.State``: ``answers [B, 26]``, per pair, how many cards
+    in the hands and own piles can be played on it (normal or Voodoo!), kept up to date by the
+    plays and deals so that the stalled-table rule is one look-up."""
 
     hands: torch.Tensor
     piles: torch.Tensor
@@ -78,6 +83,7 @@ class BatchedState:
     last_player: torch.Tensor
     last_voodoo: torch.Tensor
     last_cyclers: torch.Tensor
+    answers: torch.Tensor
 
 
 # ----------------------------------------------------------------------------- conversion
@@ -115,7 +121,23 @@ def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
         last_cyclers=rows(
             [[seat in s.last_cyclers for seat in range(n)] for s in states], torch.bool
         ),
+        answers=rows([count_answers(s) for s in states]),
     )
+
+
+@cache
+def _playable_on() -> tuple[frozenset[int], ...]:
+    return tuple(frozenset(a.shows | b.shows | {a.missing, b.missing}) for a, b in C.load_deck())
+
+
+def count_answers(state: State) -> list[int]:
+    """``BatchedState.answers`` of one reference state."""
+    counts = [0] * (Q + 1)
+    for cards in state.hands + state.piles:
+        for card in cards:
+            for pair in _playable_on()[card]:
+                counts[pair] += 1
+    return counts
 
 
 def _ring(cards: list[int], head: int, size: int) -> list[int]:
@@ -186,6 +208,7 @@ class BatchedVoodooMania:
         self.card_code = code.view(N + 1, 2 * 2 * Q).float().to(device)  # [92, 100]: both sides
         playable = self.face_shows.view(N + 1, 2, Q + 1).any(1)
         playable |= one_hot(self.face_missing.view(N + 1, 2), Q + 1).bool().any(1)
+        playable[NONE] = False
         self.playable_on = playable  # [92, 26]: the wanted pairs each card can answer
         self.seat_ids = torch.arange(n, device=device)
         self.sides = torch.arange(2, device=device)
@@ -226,6 +249,7 @@ class BatchedVoodooMania:
         out[:, :left] = deck[:, N - left :]
         zeros = torch.zeros(rows, dtype=torch.int64, device=dev)
         return {
+            "answers": self.playable_on[dealt.flatten(1)].long().sum(dim=1),
             "hands": dealt[:, :, :H].contiguous(),
             "piles": piles,
             "pile_head": torch.zeros(rows, n, dtype=torch.int64, device=dev),
@@ -416,6 +440,8 @@ class BatchedVoodooMania:
         old = state.voodoo.gather(1, top[:, None]).squeeze(1)
         state.voodoo.scatter_(1, top[:, None], torch.where(live, face, old)[:, None])
         state.voodoo_size = state.voodoo_size + live.long()
+        played = torch.where(live, face // 2, NONE)
+        state.answers = state.answers - self.playable_on[played].long()
         shout = live & (self.face_missing[face] == wanted)
         state.last_voodoo = state.last_voodoo | shout
         # Voodoo!: the k-th player to the caller's left takes the pile's k-th card from the bottom.
@@ -427,6 +453,8 @@ class BatchedVoodooMania:
         state.voodoo_head = (state.voodoo_head + count) % R
         state.voodoo_size = state.voodoo_size - count
         self._top_up(state, cards, takes)
+        received = self.playable_on[torch.where(takes, cards, NONE)].long().sum(dim=1)
+        state.answers = state.answers + received
         # The player refills the played card's slot from the own pile, or the hand closes up.
         size = state.pile_size[rows, seat]
         refill = size > 0
@@ -458,9 +486,7 @@ class BatchedVoodooMania:
         """``[B]``: a stalled table (components.md leaves it open): no card in any hand or own
         pile can be played on the wanted pair, so nothing can ever change; the round then
         ends."""
-        wanted = self.wanted(state)
-        cards = torch.cat([state.hands, self._pile_cards(state)], dim=2).flatten(1)
-        return ~self.playable_on[cards, wanted[:, None]].any(dim=1)
+        return state.answers.gather(1, self.wanted(state)[:, None]).squeeze(1) == 0
 
     def _pay_round(self, held: torch.Tensor) -> torch.Tensor:
         """Per-round rewards of ``held [B, n]`` points: the mean of the others' points minus
