@@ -128,6 +128,7 @@ def test_a_fresh_run_clears_the_previous_runs_artifacts_only(tmp_path):
     config = parse_config(tiny("headless_horseman_v0", "torch", tmp_path))
     folder = config.folder
     (folder / "checkpoints").mkdir(parents=True)
+    (folder / "final_rllib").mkdir()
     for name in ("final.pt", "train_state.pt", "train_state.zip", "checkpoints/step_1.pt"):
         (folder / name).write_text("old")
     (folder / "notes.txt").write_text("mine")

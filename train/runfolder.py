@@ -45,6 +45,7 @@ ARTIFACTS = (
     "final.pt",
     "final.zip",
     "final.zip" + SB3_META,
+    "final_rllib",
     "evaluation",
     "learning_curve.png",
 )
