@@ -13,8 +13,6 @@ from train.config import parse_config
 from train.ppo import gae
 from train.runlog import RunLog
 
-OPPONENTS = {"hexenflug_v0": ["random", "heuristic:cautious"]}
-
 
 def tiny_batched(env_id: str, tmp_path, **extra) -> dict:
     return {
@@ -32,7 +30,7 @@ def tiny_batched(env_id: str, tmp_path, **extra) -> dict:
         "eval_games": 2,
         "final_eval_games": 3,
         "out": str(tmp_path),
-        "opponents": OPPONENTS.get(env_id, []),
+        "opponents": [] if envs.spec(env_id).cooperative else ["random"],
         **extra,
     }
 
