@@ -14,9 +14,12 @@ sliding a card under a pile and taking the top card are one write each and nothi
 hand slots and unused slots hold ``NONE`` (card 91, face 182), a card that shows and misses
 nothing, so table look-ups need no masks.
 
-One invariant of the rules is used: a hand holds fewer than three cards only while its own pile is
-empty (the pile refills the hand after every play and a cycle needs a pile card), so a Voodoo!
-card that reaches a short hand's empty pile goes straight into the hand (``_top_up``).
+Two invariants of the rules are used. No pile ever holds all 91 cards (the Voodoo pile keeps a
+card, and a round ends when the first player runs out), so the ring slot below a pile's bottom
+and above its top is free and may be written unconditionally. And a hand holds fewer than three
+cards only while its own pile is empty (the pile refills the hand after every play and a cycle
+needs a pile card), so a Voodoo! card that reaches a short hand's empty pile goes straight into
+the hand (``_top_up``).
 
 The reference rules stay the specification: ``tests/test_voodoo_mania_batched.py`` converts
 reference states with :func:`from_reference` / :func:`to_reference` and checks every chance-free
@@ -210,6 +213,11 @@ class BatchedVoodooMania:
         playable |= one_hot(self.face_missing.view(N + 1, 2), Q + 1).bool().any(1)
         playable[NONE] = False
         self.playable_on = playable  # [92, 26]: the wanted pairs each card can answer
+        # play_kinds[card, wanted]: per side, a normal play and a Voodoo! play on that pair
+        normal = self.face_shows.view(N + 1, 2, Q + 1)
+        voodoo = one_hot(self.face_missing.view(N + 1, 2), Q + 1).bool()
+        kinds = torch.stack([normal, voodoo], dim=3)  # [card, side, pair, kind]
+        self.play_kinds = kinds.permute(0, 2, 1, 3).reshape(N + 1, Q + 1, 4).contiguous()
         self.seat_ids = torch.arange(n, device=device)
         self.sides = torch.arange(2, device=device)
         self.slots = torch.arange(H, device=device)
@@ -296,14 +304,14 @@ class BatchedVoodooMania:
         return state.voodoo.gather(1, top[:, None]).squeeze(1)
 
     def plays(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
-        """``[B, 3, 2, 2]`` bool: per hand slot and side of ``seat[b]``, a legal normal play
+        """``[B, 3, 4]`` bool: per hand slot of ``seat[b]`` and side 0, 1, a legal normal play
         (the side shows the wanted pair) and a legal Voodoo! play (it misses it too)."""
-        hand = state.hands[torch.arange(len(seat), device=self.device), seat]  # [B, 3]
-        faces = 2 * hand[:, :, None] + self.sides  # [B, 3, 2]
-        wanted = self.wanted(state)[:, None, None]
-        normal = self.face_shows[faces, wanted]
-        voodoo = self.face_missing[faces] == wanted
-        return torch.stack([normal, voodoo], dim=3)
+        hand = self._hand(state, seat)
+        return self.play_kinds[hand, self.wanted(state)[:, None]]
+
+    def _hand(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
+        """``[B, 3]``: the hand of ``seat[b]``."""
+        return state.hands.gather(1, seat[:, None, None].expand(-1, 1, H)).squeeze(1)
 
     def hand_sizes(self, state: BatchedState) -> torch.Tensor:
         """``[B, n]``: cards in each hand."""
@@ -334,12 +342,12 @@ class BatchedVoodooMania:
         """``[B, 10]`` bool: wait always; every legal play; cycling any held slot with cards in
         the own pile, only when no play is possible unless ``cycle_anytime``; nothing once the
         game is over."""
-        rows = torch.arange(len(seat), device=self.device)
-        plays = self.plays(state, seat).any(dim=3).view(-1, 2 * H)  # [B, 6]: 1 + 2k + s - 1
-        may_cycle = state.pile_size[rows, seat] > 0
+        kinds = self.plays(state, seat).view(-1, 2 * H, 2)
+        plays = kinds[:, :, 0] | kinds[:, :, 1]  # [B, 6]: action 1 + 2k + s
+        may_cycle = state.pile_size.gather(1, seat[:, None]).squeeze(1) > 0
         if not self.options.cycle_anytime:
             may_cycle = may_cycle & ~plays.any(dim=1)
-        cycles = may_cycle[:, None] & (state.hands[rows, seat] != NONE)
+        cycles = may_cycle[:, None] & (self._hand(state, seat) != NONE)
         wait = torch.ones_like(may_cycle)[:, None]
         return torch.cat([wait, plays, cycles], dim=1) & (state.phase == TICK)[:, None]
 
@@ -393,6 +401,8 @@ class BatchedVoodooMania:
         stalled = played & ~emptied & self._stalled(state)
         rewards = self._end_round(state, emptied | stalled, generator)
         clock = live & (state.phase != OVER) & (state.tick >= self.options.max_ticks)
+        if not bool(clock.any()):  # no game reaches the clock: nothing more to do
+            return rewards
         return torch.where(clock[:, None], self._truncate(state, clock), rewards)
 
     def _cycle(self, state: BatchedState, live: torch.Tensor, slot: torch.Tensor) -> None:
@@ -412,10 +422,9 @@ class BatchedVoodooMania:
 
     def _under_pile(self, state: BatchedState, card: torch.Tensor, live: torch.Tensor) -> None:
         """Slide ``card [B, n]`` under the own pile of every ``live [B, n]`` seat."""
-        head = torch.where(live, (state.pile_head - 1) % R, state.pile_head)[:, :, None]
-        old = state.piles.gather(2, head).squeeze(2)
-        state.piles.scatter_(2, head, torch.where(live, card, old)[:, :, None])
-        state.pile_head = head.squeeze(2)
+        below = (state.pile_head - 1) % R  # a free slot: a pile never fills the whole ring
+        state.piles.scatter_(2, below[:, :, None], card[:, :, None])
+        state.pile_head = torch.where(live, below, state.pile_head)
         state.pile_size = state.pile_size + live.long()
 
     def _play(
@@ -430,22 +439,39 @@ class BatchedVoodooMania:
         it, and every other player, from the caller's left, slides a card from the bottom of the
         Voodoo pile under their own pile while it has more than its top card, and a player whose
         hand is short (the own pile had run out) takes them up to three cards. The player then
-        refills the hand from the own pile. Only ``live`` games play."""
-        n, rows = self.num_players, torch.arange(len(seat), device=self.device)
+        refills the hand from the own pile (:meth:`_voodoo`). Only ``live`` games play."""
         slot = slot.clamp(0, H - 1)
         wanted = self.wanted(state)
-        hand = state.hands[rows, seat]  # [B, 3]
+        hand = self._hand(state, seat)  # [B, 3]
         face = 2 * hand.gather(1, slot[:, None]).squeeze(1) + side
-        top = (state.voodoo_head + state.voodoo_size) % R
-        old = state.voodoo.gather(1, top[:, None]).squeeze(1)
-        state.voodoo.scatter_(1, top[:, None], torch.where(live, face, old)[:, None])
+        above = (state.voodoo_head + state.voodoo_size) % R  # a free slot, as in _under_pile
+        state.voodoo.scatter_(1, above[:, None], face[:, None])
         state.voodoo_size = state.voodoo_size + live.long()
         played = torch.where(live, face // 2, NONE)
         state.answers = state.answers - self.playable_on[played].long()
         shout = live & (self.face_missing[face] == wanted)
         state.last_voodoo = state.last_voodoo | shout
-        # Voodoo!: the k-th player to the caller's left takes the pile's k-th card from the bottom.
-        count = torch.where(shout, (state.voodoo_size - 1).clamp(max=n - 1), 0)
+        if bool(shout.any()):
+            self._voodoo(state, shout, seat)
+        # The player refills the played card's slot from the own pile, or the hand closes up.
+        at = seat[:, None]
+        size = state.pile_size.gather(1, at).squeeze(1)
+        refill = size > 0
+        top = seat * R + (state.pile_head.gather(1, at).squeeze(1) + size - 1) % R
+        pile_top = state.piles.flatten(1).gather(1, top[:, None])
+        replaced = torch.where(self.slots == slot[:, None], pile_top, hand)
+        source = self.slots + (self.slots >= slot[:, None])
+        closed = torch.where(source < H, hand.gather(1, source.clamp(max=H - 1)), NONE)
+        new_hand = torch.where(refill[:, None], replaced, closed)
+        new_hand = torch.where(live[:, None], new_hand, hand)
+        state.hands.scatter_(1, at[:, :, None].expand(-1, 1, H), new_hand[:, None])
+        state.pile_size.scatter_(1, at, (size - (live & refill).long())[:, None])
+
+    def _voodoo(self, state: BatchedState, live: torch.Tensor, seat: torch.Tensor) -> None:
+        """Voodoo! by ``seat`` in the ``live`` games: the k-th player to the caller's left takes
+        the Voodoo pile's k-th card from the bottom, while it has more than its top card."""
+        n = self.num_players
+        count = torch.where(live, (state.voodoo_size - 1).clamp(max=n - 1), 0)
         k = (self.seat_ids - seat[:, None]) % n  # [B, n]
         takes = (k >= 1) & (k <= count[:, None])
         slots = (state.voodoo_head[:, None] + k - 1) % R
@@ -455,16 +481,6 @@ class BatchedVoodooMania:
         self._top_up(state, cards, takes)
         received = self.playable_on[torch.where(takes, cards, NONE)].long().sum(dim=1)
         state.answers = state.answers + received
-        # The player refills the played card's slot from the own pile, or the hand closes up.
-        size = state.pile_size[rows, seat]
-        refill = size > 0
-        pile_top = state.piles[rows, seat, (state.pile_head[rows, seat] + size - 1) % R]
-        replaced = torch.where(self.slots == slot[:, None], pile_top[:, None], hand)
-        source = self.slots + (self.slots >= slot[:, None])
-        closed = torch.where(source < H, hand.gather(1, source.clamp(max=H - 1)), NONE)
-        new_hand = torch.where(refill[:, None], replaced, closed)
-        state.hands[rows, seat] = torch.where(live[:, None], new_hand, hand)
-        state.pile_size[rows, seat] = size - (live & refill).long()
 
     def _top_up(self, state: BatchedState, cards: torch.Tensor, live: torch.Tensor) -> None:
         """Voodoo! cards ``cards [B, n]`` reach the own piles of the ``live [B, n]`` seats; a short
@@ -514,6 +530,8 @@ class BatchedVoodooMania:
         """End of the Round / Recording Points in the ``live`` games: every card in hand and
         pile is a point, carried over; after the third round the game ends; otherwise all cards
         are dealt anew. Returns ``[B, n]`` rewards (zero in the other games)."""
+        if not bool(live.any()):  # no round ends: nothing to do
+            return torch.zeros(live.shape + (self.num_players,), device=self.device)
         points = self.totals(state)
         state.scores = state.scores + torch.where(live[:, None], points, 0)
         state.round = state.round + live.long()
@@ -569,12 +587,11 @@ class BatchedVoodooMania:
 
     def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
         """``[B, 421]`` float32: what ``seat[b]`` may know, as the reference ``observe``."""
-        rows = torch.arange(len(seat), device=self.device)
         fields = self._public(state, seat)
-        fields["hand"] = self.card_code[state.hands[rows, seat]].flatten(1)
-        plays = self.plays(state, seat) & (state.phase == TICK)[:, None, None, None]
+        fields["hand"] = self.card_code[self._hand(state, seat)].flatten(1)
+        plays = self.plays(state, seat) & (state.phase == TICK)[:, None, None]
         fields["hand_plays"] = plays.flatten(1).float()
-        choice = state.pending[rows, seat]
+        choice = state.pending.gather(1, seat[:, None]).squeeze(1)
         own = one_hot(choice.clamp(min=0), A.NUM_ACTIONS)
         fields["own_choice"] = (own & (choice >= 0)[:, None]).float()
         return torch.cat([fields[f.name] for f in self.observation_layout.fields], dim=1)
