@@ -12,7 +12,9 @@ minibatches per update everywhere, on the default 1 torch thread:
 * ``sb3`` rows and the Hanabi peer: 8 games in lockstep, rollouts of 128 (batch 1,024);
 * ``torch @ sb3 settings``: the PyTorch trainer with those same settings;
 * ``torch``: the PyTorch trainer with the settings its configs ship with: 64 games in lockstep,
-  rollouts of 64 (batch 4,096).
+  rollouts of 64 (batch 4,096);
+* ``rllib @ sb3 settings`` (last, where RLlib is installed): RLlib PPO sampling in the driver
+  on the Headless Horseman.
 
 The threads rows run the shipped ``torch`` settings on the Headless Horseman with 1 thread and
 with one per core (``threads: 0``), each alone and beside a competing process that keeps one core
@@ -146,6 +148,21 @@ def rows(steps: int) -> Iterator[tuple[str, str, Callable[[int], float]]]:
                     return time_training(horseman, "torch", SHIPPED_SETTINGS, steps, seed, threads)
 
             yield label, horseman, measure
+    try:
+        import ray.rllib  # noqa: F401  (the rllib extra, in its own environment)
+    except ImportError as err:
+        print(f"(no rllib row: {str(err).splitlines()[0]})", flush=True)
+    else:
+        yield "rllib @ sb3 settings", horseman, lambda seed: time_rllib(steps, seed)
+
+
+def time_rllib(steps: int, seed: int) -> float:
+    """Learner steps per second of an RLlib run on a Ray instance started beforehand (its
+    start-up left out; building the algorithm counted, like the other trainers' start-up)."""
+    from eval.executors import ray_session
+
+    with ray_session(None, None, "trainer 'rllib'"):
+        return time_training("headless_horseman_v0", "rllib", SB3_SETTINGS, steps, seed)
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
