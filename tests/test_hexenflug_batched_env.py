@@ -13,8 +13,8 @@ import envs
 from agents.batched import BatchedRandom
 from agents.hexenflug_batched import HEURISTICS, BatchedCautious, BatchedGreedy
 from agents.hexenflug_heuristic import cautious, greedy
-from envs.hexenflug.batched import from_reference
-from tests.test_hexenflug_batched import engines, reference_states
+from envs.hexenflug.batched import from_reference, to_reference
+from tests.test_hexenflug_batched import canonical, engines, reference_states
 
 CPU = torch.device("cpu")
 
@@ -188,3 +188,30 @@ def test_auto_reset_reports_final_rewards_and_scores():
     scores = out["figures"]["scores"][rows]
     assert (scores.amax(1) > 0).all()
     assert not out["truncated"][rows].any()
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_new_games_are_reference_deals(n):
+    """Setup (a chance step): each dealt row is a state the reference deals, its draw pile a
+    permutation of the 75 Witch cards and the Spellbooks removed by player count."""
+    rules, _, game = engines(n, {})
+    start = torch.tensor([0, n - 1, 1, 0])
+    batch = game.new_games(4, torch.Generator().manual_seed(n), start)
+    for row in range(4):
+        got = to_reference(batch, row, np.random.default_rng(0))
+        expected = rules.new_game(np.random.default_rng(row), int(start[row]))
+        assert sorted(got.draw_pile) == list(range(75))
+        got.draw_pile = expected.draw_pile
+        assert canonical(got) == canonical(expected)
+    assert len({tuple(batch.draw_pile[r].tolist()) for r in range(4)}) == 4
+
+
+def test_lowest_legal_policy_is_truncated_at_max_steps():
+    """The degenerate policy that never lands (issue 11) ends every row at ``max_steps``,
+    reported as truncation."""
+    benv = envs.make_batched("hexenflug_v0", num_players=2, batch_size=8, max_steps=300)
+    out = benv.reset(seed=0)
+    for _ in range(300):
+        out = benv.step(out["action_mask"].to(torch.int8).argmax(1))
+    assert out["done"].all() and out["truncated"].all()
+    assert (out["reward"] == 0).all()
