@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from envs.core.batched import put_rows, take_rows
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.encoding import Encoder
@@ -98,6 +99,48 @@ class BatchedState:
     stuns: torch.Tensor
     turns: torch.Tensor
     reward: torch.Tensor
+
+
+@dataclass
+class Flow:
+    """The rows of one :meth:`BatchedHocusPocus.apply` that go on to a later stage (each
+    ``[B]``), and what that stage needs to know."""
+
+    reveal: torch.Tensor  # reveal a Spell ...
+    context: torch.Tensor  # ... after a Spell Book, a failed play, or with an empty hand
+    resolve: torch.Tensor  # resolve the revealed Spell
+    spell_discard: torch.Tensor  # next player of Oh, Look! / Fly, My Pretty
+    spell_pass: torch.Tensor  # next player of Come Little Children
+    finish: torch.Tensor  # finish the Spell ...
+    changed: torch.Tensor  # ... which changed the Cauldron
+    end_round: torch.Tensor  # a witch is stunned ...
+    witch: torch.Tensor  # ... this one
+    end_turn: torch.Tensor  # end the turn ...
+    draw_card: torch.Tensor  # ... with the end-of-turn draw
+
+    @classmethod
+    def empty(cls, rows: int, device: Any) -> Flow:
+        def no() -> torch.Tensor:
+            return torch.zeros(rows, dtype=torch.bool, device=device)
+
+        zeros = torch.zeros(rows, dtype=torch.int64, device=device)
+        return cls(
+            reveal=no(),
+            context=zeros,
+            resolve=no(),
+            spell_discard=no(),
+            spell_pass=no(),
+            finish=no(),
+            changed=no(),
+            end_round=no(),
+            witch=zeros + C.MARY,
+            end_turn=no(),
+            draw_card=no(),
+        )
+
+    def end_turn_after(self, rows: torch.Tensor, draw_card: bool | torch.Tensor) -> None:
+        self.end_turn = self.end_turn | rows
+        self.draw_card = torch.where(rows, draw_card, self.draw_card)
 
 
 def _float32_sums(weight: float, most: int, accumulate_in_float32: bool) -> list[float]:
@@ -382,58 +425,80 @@ class BatchedHocusPocus:
         self, state: BatchedState, actions: torch.Tensor, generator: torch.Generator
     ) -> torch.Tensor:
         """Apply one legal action per game in place; return ``[B, n]`` float32 (shared)
-        rewards. The stages run in the order of every chain of the reference's calls."""
-        a = actions
-        rows = len(a)
-        dev = self.device
-        no = torch.zeros(rows, dtype=torch.bool, device=dev)
-        state.reward = torch.zeros(rows, dtype=torch.float64, device=dev)
+        rewards. The common steps (a question, a play that neither stuns nor reveals a Spell,
+        Binx placed) run on the whole batch; the rows of any other step are taken apart and
+        run through every stage on their own (:meth:`_apply_rows`): same rules, fewer rows."""
+        rows = len(actions)
         if self.shaping:
             matched, stuns = self.matched(state), state.stuns.clone()
-        phase = state.phase.clone()
-        act = phase == ACT
-        card = (a - A.CHOOSE).clamp(0, N - 1)
-        # stage results: rows going on to later stages
-        self.end_round_rows, self.witch = no.clone(), torch.full_like(a, C.MARY)
-        self.end_turn_rows, self.draw_card = no.clone(), no.clone()
-        self.finish_rows, self.changed = no.clone(), no.clone()
-        self.reveal_rows, self.context = no.clone(), torch.zeros_like(a)
-        self.resolve_rows, self.discard_rows, self.pass_rows = no.clone(), no.clone(), no.clone()
-
-        self._ask(state, phase == ASK, a.clamp(max=9))
-        play = act & (a < A.CHOOSE)
-        self._play(state, play, ((a - A.PLAY) // 5).clamp(0, N - 1), (a - A.PLAY) % 5)
-        self._act(state, act & (a >= A.CHOOSE), a)
-        binx = phase == BINX
-        state.binx = torch.where(binx, (state.turn + a - A.BINX) % self.num_players, state.binx)
-        self._schedule_end_turn(binx, True)
-        stun_choice = phase == STUN_CHOICE
-        self.end_round_rows |= stun_choice
-        self.witch = torch.where(stun_choice & (a == A.STUN_WINIFRED), C.WINIFRED, self.witch)
-        salt = phase == SALT
-        self._use_trick(state, salt & (a == A.SALT_USE), C.SALT)
-        self.finish_rows |= salt & (a == A.SALT_USE)
-        self.resolve_rows |= salt & (a == A.SALT_DECLINE)
-        self._choose(state, phase, a, card)
-
-        self._reveal_spell(state, generator)
-        self._resolve_spell(state, generator)
-        self._next_spell_discard(state, self.discard_rows)
-        self._next_spell_pass(state, self.pass_rows)
-        self._finish_spell(state, self.finish_rows, self.changed)
-        self._end_round(state, self.end_round_rows, self.witch, generator)
-        self._end_turn(state, self.end_turn_rows, self.draw_card)
+        common = self._common(state, actions)
+        other = (~common).nonzero().squeeze(1)
+        if len(other):
+            part = take_rows(state, other)
+            everything = torch.ones_like(other, dtype=torch.bool)
+            self._apply_rows(part, actions[other], generator, everything)
+            put_rows(state, other, part)
+        state.reward = torch.where(common, 0.0, state.reward)
+        self._apply_rows(state, actions, generator, common)
         if self.shaping:
             now = torch.where(state.stuns > stuns, SPACES, self.matched(state))
             state.reward = state.reward + self.shaping * (now - matched).double() / SPACES
-        return state.reward.float()[:, None].expand(-1, self.num_players).contiguous()
+        return state.reward.float()[:, None].expand(rows, self.num_players).contiguous()
 
-    def _schedule_end_turn(self, rows: torch.Tensor, draw_card: bool | torch.Tensor) -> None:
-        self.end_turn_rows = self.end_turn_rows | rows
-        self.draw_card = torch.where(rows, draw_card, self.draw_card)
+    def _common(self, state: BatchedState, a: torch.Tensor) -> torch.Tensor:
+        """``[B]`` the step is a question, Binx placed, or a play of a card without the Spell
+        Book that stuns no witch."""
+        phase = state.phase
+        card, space = ((a - A.PLAY) // 5).clamp(0, N - 1), (a - A.PLAY) % 5
+        tops = torch.where(self.spaces == space[:, None], card[:, None], self.tops(state))
+        full = (tops < N).all(dim=1)
+        colours, types = self.colour[tops.clamp(max=N - 1)], self.type[tops.clamp(max=N - 1)]
+        stun = full & ((colours == colours[:, :1]).all(dim=1) | (types == types[:, :1]).all(dim=1))
+        play = (phase == ACT) & (a >= A.PLAY) & (a < A.CHOOSE) & ~self.is_book[card] & ~stun
+        return (phase == ASK) | (phase == BINX) | play
+
+    def _apply_rows(
+        self,
+        state: BatchedState,
+        a: torch.Tensor,
+        generator: torch.Generator,
+        live: torch.Tensor,
+    ) -> None:
+        """Every rule for the ``live`` rows (their rewards in ``state.reward``): the action's
+        phase first, then the stages in the order of every chain of the reference's calls
+        (reveal, resolve, the Spell's sub-decisions, finish, end of round, end of turn)."""
+        flow = Flow.empty(len(a), self.device)
+        state.reward = torch.where(live, 0.0, state.reward)
+        phase = torch.where(live, state.phase, -1)
+        act = phase == ACT
+        card = (a - A.CHOOSE).clamp(0, N - 1)
+        self._ask(state, phase == ASK, a.clamp(max=9))
+        play = act & (a < A.CHOOSE)
+        self._play(state, flow, play, ((a - A.PLAY) // 5).clamp(0, N - 1), (a - A.PLAY) % 5)
+        self._act(state, flow, act & (a >= A.CHOOSE), a)
+        binx = phase == BINX
+        state.binx = torch.where(binx, (state.turn + a - A.BINX) % self.num_players, state.binx)
+        flow.end_turn_after(binx, True)
+        stun_choice = phase == STUN_CHOICE
+        flow.end_round |= stun_choice
+        flow.witch = torch.where(stun_choice & (a == A.STUN_WINIFRED), C.WINIFRED, flow.witch)
+        salt = phase == SALT
+        self._use_trick(state, salt & (a == A.SALT_USE), C.SALT)
+        flow.finish |= salt & (a == A.SALT_USE)
+        flow.resolve |= salt & (a == A.SALT_DECLINE)
+        self._choose(state, flow, phase, a, card)
+        self._reveal_spell(state, flow, generator)
+        self._resolve_spell(state, flow, generator)
+        self._next_spell_discard(state, flow)
+        self._next_spell_pass(state, flow)
+        self._finish_spell(state, flow)
+        self._end_round(state, flow.end_round, flow.witch, generator)
+        self._end_turn(state, flow.end_turn, flow.draw_card)
 
     def _ask(self, state: BatchedState, rows: torch.Tensor, question: torch.Tensor) -> None:
         """Ask One Question: every other player answers truthfully yes or no."""
+        if not bool(rows.any()):
+            return
         value = question % 5
         attribute = torch.where(question[:, None] < 5, self.colour, self.type)  # [B, 50]
         holds = (self.hands(state) & (attribute == value[:, None])[:, None, :]).any(dim=2)
@@ -448,17 +513,19 @@ class BatchedHocusPocus:
         state.questions = questions
         state.phase = torch.where(rows, ACT, state.phase)
 
-    def _act(self, state: BatchedState, rows: torch.Tensor, a: torch.Tensor) -> None:
+    def _act(self, state: BatchedState, flow: Flow, rows: torch.Tensor, a: torch.Tensor) -> None:
         """The non-play actions of phase ``act``: reveal a Spell, or use a trick."""
+        if not bool(rows.any()):
+            return
         reveal = rows & (a == A.REVEAL_SPELL)
         empty = ~self.hand_of(state, state.turn).any(dim=1)
-        self.reveal_rows |= reveal
-        self.context = torch.where(
-            reveal, torch.where(empty, AFTER_EMPTY_HAND, AFTER_FAILED_PLAY), self.context
+        flow.reveal |= reveal
+        flow.context = torch.where(
+            reveal, torch.where(empty, AFTER_EMPTY_HAND, AFTER_FAILED_PLAY), flow.context
         )
         billy = rows & (a == A.BILLY)
         self._use_trick(state, billy, C.BILLY)
-        self._schedule_end_turn(billy, False)
+        flow.end_turn_after(billy, False)
         burn = rows & (a == A.BURN)
         self._use_trick(state, burn, C.BURNING_RAIN)
         state.count = torch.where(burn, 3, state.count)
@@ -475,20 +542,27 @@ class BatchedHocusPocus:
         state.trick_this_turn = state.trick_this_turn | rows
 
     def _play(
-        self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor, space: torch.Tensor
+        self,
+        state: BatchedState,
+        flow: Flow,
+        rows: torch.Tensor,
+        card: torch.Tensor,
+        space: torch.Tensor,
     ) -> None:
         """Play One Ingredient Card, then check for a stun before any icon takes effect."""
+        if not bool(rows.any()):
+            return
         self._move_card(state, rows, card, PILE + space)
-        stopped = self._check_stun(state, rows)
+        stopped = self._check_stun(state, flow, rows)
         going = rows & ~stopped
         binx = going & self.is_binx[card]
         state.phase = torch.where(binx, BINX, state.phase)
         book = going & self.is_book[card]
-        self.reveal_rows |= book
-        self.context = torch.where(book, AFTER_SPELL_BOOK, self.context)
-        self._schedule_end_turn(going & ~binx & ~book, True)
+        flow.reveal |= book
+        flow.context = torch.where(book, AFTER_SPELL_BOOK, flow.context)
+        flow.end_turn_after(going & ~binx & ~book, True)
 
-    def _check_stun(self, state: BatchedState, rows: torch.Tensor) -> torch.Tensor:
+    def _check_stun(self, state: BatchedState, flow: Flow, rows: torch.Tensor) -> torch.Tensor:
         """Stunning A Witch: five tops of one colour stun Sarah, of one type Mary; of one type
         and five colours Mary or Winifred (the turn player chooses). Returns the rows whose
         round ends or that wait for that choice."""
@@ -503,18 +577,20 @@ class BatchedHocusPocus:
         sarah = full & one_colour
         choice = full & ~one_colour & one_type & five_colours
         mary = full & ~one_colour & one_type & ~five_colours
-        self.end_round_rows = self.end_round_rows | sarah | mary
-        self.witch = torch.where(sarah, C.SARAH, torch.where(mary, C.MARY, self.witch))
+        flow.end_round = flow.end_round | sarah | mary
+        flow.witch = torch.where(sarah, C.SARAH, torch.where(mary, C.MARY, flow.witch))
         state.phase = torch.where(choice, STUN_CHOICE, state.phase)
         state.actor = torch.where(choice, state.turn, state.actor)
         return sarah | mary | choice
 
-    def _reveal_spell(self, state: BatchedState, generator: torch.Generator) -> None:
+    def _reveal_spell(self, state: BatchedState, flow: Flow, generator: torch.Generator) -> None:
         """Spell Cards: draw the top Spell (reshuffling the discards when the deck is empty); a
         stunned caster misses, Take Flight never does; Circle of Salt may cancel it, if unused
         and (unless ``salt_after_trick``) no other trick was used this turn."""
-        rows = self.reveal_rows
-        state.spell_context = torch.where(rows, self.context, state.spell_context)
+        rows = flow.reveal
+        if not bool(rows.any()):
+            return
+        state.spell_context = torch.where(rows, flow.context, state.spell_context)
         in_deck = state.spell_location == DECK
         empty = rows & ~in_deck.any(dim=1)
         if bool(empty.any()):
@@ -531,17 +607,19 @@ class BatchedHocusPocus:
         state.spell = torch.where(rows, spell, state.spell)
         caster = self.spell_caster[spell]
         miss = rows & (caster != C.ALL_THREE) & (caster == state.stunned)
-        self.finish_rows |= miss
+        flow.finish |= miss
         immune = (caster == C.ALL_THREE) & self.options.take_flight_ignores_salt
         allowed = ~state.trick_this_turn | self.options.salt_after_trick
         salt = rows & ~miss & ~state.tricks_used[:, C.SALT] & allowed & ~immune
         state.phase = torch.where(salt, SALT, state.phase)
         state.actor = torch.where(salt, state.turn, state.actor)
-        self.resolve_rows |= rows & ~miss & ~salt
+        flow.resolve |= rows & ~miss & ~salt
 
-    def _resolve_spell(self, state: BatchedState, generator: torch.Generator) -> None:
+    def _resolve_spell(self, state: BatchedState, flow: Flow, generator: torch.Generator) -> None:
         """Apply the effect of the revealed Spell (components.md's table)."""
-        rows = self.resolve_rows
+        rows = flow.resolve
+        if not bool(rows.any()):
+            return
         name = torch.where(rows, self.spell_name[state.spell.clamp(min=0)], -1)
         n = self.num_players
         sizes = self.sizes(state)
@@ -575,14 +653,14 @@ class BatchedHocusPocus:
         state.queue = torch.where(
             discard[:, None], everyone | (self.seats == state.turn[:, None]), state.queue
         )
-        self.discard_rows |= discard
+        flow.spell_discard |= discard
         passing = name == SPELL["Come Little Children"]
         holding = sizes[:, HAND:] > 0
         state.queue = torch.where(passing[:, None], holding, state.queue)
         state.set_aside = torch.where(passing[:, None], -1, state.set_aside)
-        self.pass_rows |= passing
-        self.finish_rows |= rows & ~discard & ~passing
-        self.changed |= rows & changed
+        flow.spell_pass |= passing
+        flow.finish |= rows & ~discard & ~passing
+        flow.changed |= rows & changed
 
     def _discard_tops(
         self, state: BatchedState, chosen: torch.Tensor, rank: torch.Tensor, sizes: torch.Tensor
@@ -629,13 +707,15 @@ class BatchedHocusPocus:
         queued = state.queue.gather(1, clockwise)
         return queued.any(dim=1), clockwise.gather(1, queued.long().argmax(dim=1)[:, None])[:, 0]
 
-    def _next_spell_discard(self, state: BatchedState, rows: torch.Tensor) -> None:
+    def _next_spell_discard(self, state: BatchedState, flow: Flow) -> None:
         """Oh, Look! / Fly, My Pretty: each queued player discards a card of their choice
         (skipped with an empty hand) and makes a forced draw."""
-        going = rows
+        going = flow.spell_discard
+        if not bool(going.any()):
+            return
         for _ in range(self.num_players + 1):
             has, seat = self._first_queued(state)
-            self.finish_rows |= going & ~has
+            flow.finish |= going & ~has
             going = going & has
             state.queue &= ~(going[:, None] & (self.seats == seat[:, None]))
             holds = self.hand_of(state, seat).any(dim=1)
@@ -645,9 +725,12 @@ class BatchedHocusPocus:
             going = going & ~holds
             going = self._forced_draw(state, going, seat, torch.ones_like(seat))
 
-    def _next_spell_pass(self, state: BatchedState, rows: torch.Tensor) -> None:
+    def _next_spell_pass(self, state: BatchedState, flow: Flow) -> None:
         """Come Little Children: every player with cards chooses one; then all pass left at
         once."""
+        rows = flow.spell_pass
+        if not bool(rows.any()):
+            return
         has, seat = self._first_queued(state)
         wait = rows & has
         state.actor = torch.where(wait, seat, state.actor)
@@ -657,70 +740,97 @@ class BatchedHocusPocus:
         chosen = done[:, None] & ((state.set_aside[:, :, None] == self.cards).any(dim=1))  # [B, 50]
         self._pass_left(state, chosen)
         state.set_aside = torch.where(done[:, None], -1, state.set_aside)
-        self.finish_rows |= done
+        flow.finish |= done
 
-    def _finish_spell(self, state: BatchedState, rows: torch.Tensor, changed: torch.Tensor) -> None:
+    def _finish_spell(self, state: BatchedState, flow: Flow) -> None:
         """Discard the Spell; check for a stun if it changed the Cauldron; go on with the turn.
         After a failed play the player discards and draws; a hand that was empty when the play
         failed (or that the Spell emptied) makes one forced draw instead."""
+        rows = flow.finish
+        if not bool(rows.any()):
+            return
         finished = rows[:, None] & (self.spell_ids == state.spell[:, None])
         discard_size = (state.spell_location == DISCARD).sum(dim=1, keepdim=True)
         state.spell_position = torch.where(finished, discard_size, state.spell_position)
         state.spell_location = torch.where(finished, DISCARD, state.spell_location)
         state.spell = torch.where(rows, -1, state.spell)
-        stopped = self._check_stun(state, rows & changed)
+        stopped = self._check_stun(state, flow, rows & flow.changed)
         going = rows & ~stopped
         state.actor = torch.where(going, state.turn, state.actor)
         book = going & (state.spell_context == AFTER_SPELL_BOOK)
-        self._schedule_end_turn(book, True)
+        flow.end_turn_after(book, True)
         empty = ~self.hand_of(state, state.turn).any(dim=1)
         draw_one = going & ~book & ((state.spell_context == AFTER_EMPTY_HAND) | empty)
         drew = self._forced_draw(state, draw_one, state.turn, torch.ones_like(state.turn))
-        self._schedule_end_turn(drew, True)
+        flow.end_turn_after(drew, True)
         discard = going & ~book & ~draw_one
         state.phase = torch.where(discard, DISCARD_PHASE, state.phase)
         state.count = torch.where(discard, 0, state.count)
 
     def _choose(
-        self, state: BatchedState, phase: torch.Tensor, a: torch.Tensor, card: torch.Tensor
+        self,
+        state: BatchedState,
+        flow: Flow,
+        phase: torch.Tensor,
+        a: torch.Tensor,
+        card: torch.Tensor,
     ) -> None:
-        """The card choices (and ``finish``) of the sub-decisions."""
+        """The card choices (and ``finish``) of the sub-decisions, each phase on its rows."""
+        for chosen, rule in (
+            (DISCARD_PHASE, self._discard),
+            (SPELL_DISCARD, self._spell_discard),
+            (SPELL_PASS, self._set_aside),
+            (SWAP_OWN, self._set_aside),
+            (BURN, self._burn),
+            (SWAP_PARTNER, self._swap),
+        ):
+            rows = phase == chosen
+            if bool(rows.any()):
+                rule(state, flow, rows, a, card)
+
+    def _discard(self, state: BatchedState, flow: Flow, rows, a, card) -> None:
+        """After a failed play: discard one card at a time, then ``finish`` (or run out of
+        cards) and make a forced draw for each."""
         seat = state.actor
-        discard = torch.full_like(a, DISCARD)
-        # DISCARD after a failed play: one card at a time, then finish
-        discarding = phase == DISCARD_PHASE
-        finish = discarding & (a == A.FINISH)
-        one = discarding & ~finish
-        self._move_card(state, one, card, discard)
+        finish = rows & (a == A.FINISH)
+        one = rows & ~finish
+        self._move_card(state, one, card, torch.full_like(a, DISCARD))
         state.count = state.count + one.long()
         emptied = one & ~self.hand_of(state, seat).any(dim=1)
         drew = self._forced_draw(state, finish | emptied, seat, state.count)
-        self._schedule_end_turn(drew, True)
-        # SPELL_DISCARD
-        spell_discard = phase == SPELL_DISCARD
-        self._move_card(state, spell_discard, card, discard)
-        drew = self._forced_draw(state, spell_discard, seat, torch.ones_like(seat))
-        self.discard_rows |= drew
-        # SPELL_PASS and SWAP_OWN: set the card aside
-        aside = (phase == SPELL_PASS) | (phase == SWAP_OWN)
-        mine = aside[:, None] & (self.seats == seat[:, None])
+        flow.end_turn_after(drew, True)
+
+    def _spell_discard(self, state: BatchedState, flow: Flow, rows, a, card) -> None:
+        """Oh, Look! / Fly, My Pretty: discard the chosen card, make a forced draw, then the
+        next queued player."""
+        self._move_card(state, rows, card, torch.full_like(a, DISCARD))
+        drew = self._forced_draw(state, rows, state.actor, torch.ones_like(a))
+        flow.spell_discard = flow.spell_discard | drew
+
+    def _set_aside(self, state: BatchedState, flow: Flow, rows, a, card) -> None:
+        """Come Little Children's pass and Daylight Savings Time's own card wait set aside;
+        then the next player of the Spell, or the swap partner, chooses."""
+        mine = rows[:, None] & (self.seats == state.actor[:, None])
         state.set_aside = torch.where(mine, card[:, None], state.set_aside)
-        self.pass_rows |= phase == SPELL_PASS
-        swap_own = phase == SWAP_OWN
+        swap_own = rows & (state.phase == SWAP_OWN)
+        flow.spell_pass = flow.spell_pass | (rows & ~swap_own)
         state.actor = torch.where(swap_own, state.partner, state.actor)
         state.phase = torch.where(swap_own, SWAP_PARTNER, state.phase)
-        # BURN
-        burn = phase == BURN
-        self._move_card(state, burn, card, discard)
-        state.count = state.count - burn.long()
-        burnt = burn & (state.count == 0)
+
+    def _burn(self, state: BatchedState, flow: Flow, rows, a, card) -> None:
+        """Burning Rain of Death: discard three chosen cards, draw three, then play."""
+        self._move_card(state, rows, card, torch.full_like(a, DISCARD))
+        state.count = state.count - rows.long()
+        burnt = rows & (state.count == 0)
         self._draw(state, burnt, HAND + state.turn, torch.full_like(a, 3))
         state.phase = torch.where(burnt, ACT, state.phase)
-        # SWAP_PARTNER: the cards change hands
-        swap = phase == SWAP_PARTNER
+
+    def _swap(self, state: BatchedState, flow: Flow, rows, a, card) -> None:
+        """Daylight Savings Time: the partner's chosen card and the player's set-aside one
+        change hands; both partners remember both; then the player plays."""
         own = state.set_aside.gather(1, state.turn[:, None])[:, 0]
         partner = state.actor
-        moving = swap[:, None] & ((self.cards == card[:, None]) | (self.cards == own[:, None]))
+        moving = rows[:, None] & ((self.cards == card[:, None]) | (self.cards == own[:, None]))
         dest = torch.where(
             self.cards == card[:, None], (HAND + state.turn)[:, None], (HAND + partner)[:, None]
         )
@@ -737,16 +847,18 @@ class BatchedHocusPocus:
             torch.stack([card, partner], 1)[:, None, :],
             torch.stack([own, state.turn], 1)[:, None, :],
         )
-        pair = swap[:, None, None] & (turn_seat | partner_seat)[:, :, None]
+        pair = rows[:, None, None] & (turn_seat | partner_seat)[:, :, None]
         state.handed = torch.where(pair, handed, state.handed)
         state.received = torch.where(pair, received, state.received)
-        state.set_aside = torch.where(swap[:, None] & turn_seat, -1, state.set_aside)
-        state.actor = torch.where(swap, state.turn, state.actor)
-        state.partner = torch.where(swap, -1, state.partner)
-        state.phase = torch.where(swap, ACT, state.phase)
+        state.set_aside = torch.where(rows[:, None] & turn_seat, -1, state.set_aside)
+        state.actor = torch.where(rows, state.turn, state.actor)
+        state.partner = torch.where(rows, -1, state.partner)
+        state.phase = torch.where(rows, ACT, state.phase)
 
     def _end_turn(self, state: BatchedState, rows: torch.Tensor, draw_card: torch.Tensor) -> None:
         """Draw One Ingredient Card (an empty deck just means no draw), then the left player."""
+        if not bool(rows.any()):
+            return
         self._draw(state, rows & draw_card, HAND + state.turn, torch.ones_like(state.turn))
         self._start_turn(state, rows, (state.turn + 1) % self.num_players)
 
