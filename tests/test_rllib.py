@@ -30,7 +30,12 @@ HORSEMAN = {
     "eval_games": 4,
     "final_eval_games": 10,
 }
-HEXENFLUG = {**HORSEMAN, "env": "hexenflug_v0", "opponents": ["random", "heuristic:greedy"]}
+HEXENFLUG = {
+    **HORSEMAN,
+    "env": "hexenflug_v0",
+    "opponents": ["random", "heuristic:greedy"],
+    "self_play_every": 1,
+}
 
 
 def needs_rllib():
@@ -211,3 +216,30 @@ def test_tiny_rllib_run_saves_reloads_and_plays_in_the_harness(ray_instance, tmp
     assert played and all(len(row["games"]["seed"]) == 10 for row in played)
     agent = make_agent(trained, data["env"])  # reloads outside the run, from weights only
     assert agent.name == trained
+
+
+@pytest.mark.slow
+def test_self_play_snapshots_join_every_pool_and_the_oldest_leave(ray_instance):
+    from train.rllib import MaskedBridge, add_snapshot, module_weights, ppo_config, to_policy_net
+
+    config = parse_config({**HEXENFLUG, "num_env_runners": 1})
+    algo = ppo_config(config).build_algo()
+    try:
+        net = to_policy_net(module_weights(algo), config.hidden)
+        for _ in range(7):
+            add_snapshot(algo, net, config.hidden)
+
+        def pools(runner):
+            return [
+                (len(env.unwrapped.bridge.opponents), env.unwrapped.snapshots)
+                for env in runner.env.unwrapped.envs
+            ]
+
+        remote = algo.env_runner_group.foreach_env_runner(pools, local_env_runner=False)
+        assert remote == [[(2 + 5, 7)] * config.num_envs]  # 2 baselines, the 5 latest snapshots
+        env = MaskedBridge(ppo_config(config).env_config)
+        env.add_snapshot(net.state_dict(), config.hidden)
+        obs, _ = env.reset(seed=0)
+        assert obs["action_mask"].any()
+    finally:
+        algo.stop()

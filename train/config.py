@@ -136,8 +136,10 @@ class TrainConfig(BaseModel):
             )
         if self.recurrent and self.trainer != "torch":
             raise ValueError("recurrent needs trainer 'torch'")
-        if self.self_play_every and self.trainer != "torch":
-            raise ValueError("self_play_every (self-play snapshots) needs trainer 'torch'")
+        if self.self_play_every and self.trainer == "sb3":
+            raise ValueError(
+                "self_play_every (self-play snapshots) needs trainer 'torch' or 'rllib'"
+            )
         if self.centralized_critic and (not spec.cooperative or self.trainer != "torch"):
             raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
         given = [f for f in RLLIB_FIELDS if getattr(self, f) != type(self).model_fields[f].default]

@@ -15,7 +15,9 @@ other trainers (:mod:`train.bridge`).
 * Field mapping: ``num_envs`` games in all (split over ``num_env_runners``, or in the driver
   with 0 runners), ``rollout_steps`` per game and iteration, ``minibatches`` of the batch,
   ``epochs``, ``learning_rate``, ``gamma``, ``gae_lambda``, ``clip``, ``ent_coef``,
-  ``vf_coef``, ``max_grad_norm``; ``num_learners`` learner processes (0: in the driver);
+  ``vf_coef``, ``max_grad_norm``; ``self_play_every`` iterations between frozen snapshots of
+  the learner joining every game's opponent pool (at most 5, the oldest replaced, as in the
+  PyTorch trainer); ``num_learners`` learner processes (0: in the driver);
   ``ray_address`` a running cluster (none: a local Ray instance). PPO's KL penalty is off, as in
   the other trainers. ``eval_every`` counts training iterations.
 """
@@ -38,6 +40,7 @@ from eval.executors import check_address, import_ray, ray_session
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
 from train.runlog import RunLog
+from train.vector import MAX_SNAPSHOTS
 
 POLICY = "cauldron_policy.pt"  # the export inside RLlib's checkpoint folder
 FINAL = "final_rllib"
@@ -64,6 +67,18 @@ class MaskedBridge(gym.Env):
         mask = gym.spaces.Box(0.0, 1.0, (self.bridge.action_space.n,), np.float32)
         self.observation_space = gym.spaces.Dict({"observations": inner, "action_mask": mask})
         self.action_space = self.bridge.action_space
+        self.baselines, self.snapshots = len(pool), 0
+
+    def add_snapshot(self, weights: dict[str, torch.Tensor], hidden: list[int]) -> None:
+        """A frozen copy of the learner joins the opponent pool, replacing the oldest beyond
+        :data:`train.vector.MAX_SNAPSHOTS` (as in the PyTorch trainer)."""
+        net = PolicyNet(self.bridge.observation_space.shape[0], self.action_space.n, hidden)
+        net.load_state_dict(weights)
+        net.eval()
+        if self.snapshots >= MAX_SNAPSHOTS:
+            self.bridge.opponents.pop(self.baselines)
+        self.bridge.opponents.append(lambda rng: TorchAgent(net, "snapshot"))
+        self.snapshots += 1
 
     def _dict(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         return {"observations": obs, "action_mask": self.bridge.action_masks().astype(np.float32)}
@@ -219,6 +234,19 @@ def scalars(result: dict[str, Any]) -> dict[str, float]:
     return {key: float(value) for key, value in out.items()}
 
 
+def add_snapshot(algo: Any, net: PolicyNet, hidden: list[int]) -> None:
+    """Freeze ``net`` into the opponent pool of every game of every env runner (self-play)."""
+    weights = {k: v.detach().clone() for k, v in net.state_dict().items()}
+
+    def freeze(runner: Any) -> None:
+        if runner.env is None:  # the driver's runner, when remote runners sample
+            return
+        for env in runner.env.unwrapped.envs:
+            env.unwrapped.add_snapshot(weights, hidden)
+
+    algo.env_runner_group.foreach_env_runner(freeze, local_env_runner=True)
+
+
 def checkpoint_and_evaluate(algo: Any, config: TrainConfig, log: RunLog, step: int) -> None:
     """Export ``checkpoints/step_<step>.pt`` and log its evaluation (:func:`train.ppo.evaluate`,
     ``eval_games`` games against the baselines)."""
@@ -245,6 +273,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 iteration += 1
                 step = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
                 log.scalars(step, scalars(result))
+                if config.self_play_every and iteration % config.self_play_every == 0:
+                    net = to_policy_net(module_weights(algo), list(config.hidden))
+                    add_snapshot(algo, net, list(config.hidden))
                 out_of_time = time.perf_counter() > deadline
                 if iteration % config.eval_every == 0 or step >= config.total_steps or out_of_time:
                     checkpoint_and_evaluate(algo, config, log, step)
