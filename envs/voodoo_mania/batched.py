@@ -178,6 +178,19 @@ def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> Sta
 
 
 # ----------------------------------------------------------------------------- the engine
+def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """``table[index]`` (rows of ``table`` for an index tensor of any shape), by one
+    ``index_select``, faster than advanced indexing on the CPU."""
+    rows = table.index_select(0, index.flatten())
+    return rows.view(*index.shape, *table.shape[1:])
+
+
+def _one_hot(index: torch.Tensor, size: int) -> torch.Tensor:
+    """``[..., size]`` float32: 1 at ``index``, all zeros where ``index`` is outside
+    ``0..size-1`` (such as ``-1``, no choice)."""
+    return (index[..., None] == torch.arange(size, device=index.device)).float()
+
+
 class BatchedVoodooMania:
     """The rules of one reference ``VoodooManiaRules`` (player count, options) for B games at
     once; follows :class:`envs.core.batched.BatchedGame`."""
@@ -198,30 +211,36 @@ class BatchedVoodooMania:
         self.pile_bound = encoder.pile_bound
         self.score_bound = encoder.score_bound
 
-        # Faces 0..181 of the deck, then two faces of the card NONE, which show and miss nothing.
+        # Faces 0..181 of the deck, then two faces of the card NONE, which show and miss nothing
+        # (pair 25 stands for "no pair").
         shows = torch.zeros(2 * N + 2, Q + 1, dtype=torch.bool)
         missing = torch.full((2 * N + 2,), Q, dtype=torch.int64)
         for card, sides in enumerate(rules.deck):
             for side, face in enumerate(sides):
                 shows[2 * card + side, list(face.shows)] = True
                 missing[2 * card + side] = face.missing
-        self.face_shows = shows.to(device)  # [184, 26]: column 25 is "no pair"
+        misses = one_hot(missing, Q + 1).bool()
         self.face_missing = missing.to(device)  # [184]
-        code = torch.cat([shows[:, :Q].float(), one_hot(missing, Q + 1)[:, :Q].float()], 1)
-        self.card_code = code.view(N + 1, 2 * 2 * Q).float().to(device)  # [92, 100]: both sides
-        playable = self.face_shows.view(N + 1, 2, Q + 1).any(1)
-        playable |= one_hot(self.face_missing.view(N + 1, 2), Q + 1).bool().any(1)
+        code = torch.cat([shows[:, :Q], misses[:, :Q]], 1).float()
+        self.face_code = code.to(device)  # [184, 50]: pairs shown, pair missing
+        self.card_code = code.view(N + 1, 2 * 2 * Q).to(device)  # [92, 100]: both sides
+        playable = (shows | misses).view(N + 1, 2, Q + 1).any(1)
         playable[NONE] = False
-        self.playable_on = playable  # [92, 26]: the wanted pairs each card can answer
+        self.playable_on = playable.long().to(device)  # [92, 26]: pairs each card answers (0/1)
         # play_kinds[card, wanted]: per side, a normal play and a Voodoo! play on that pair
-        normal = self.face_shows.view(N + 1, 2, Q + 1)
-        voodoo = one_hot(self.face_missing.view(N + 1, 2), Q + 1).bool()
-        kinds = torch.stack([normal, voodoo], dim=3)  # [card, side, pair, kind]
+        kinds = torch.stack([shows, misses], dim=2).view(N + 1, 2, Q + 1, 2)
         self.play_kinds = kinds.permute(0, 2, 1, 3).reshape(N + 1, Q + 1, 4).contiguous()
+        self.play_kinds = self.play_kinds.to(device)
         self.seat_ids = torch.arange(n, device=device)
-        self.sides = torch.arange(2, device=device)
         self.slots = torch.arange(H, device=device)
         self.ring = torch.arange(R, device=device)
+        # what the observation divides by: per seat (hand, own pile, points, cycled, chosen) and
+        # single numbers (over, Voodoo pile, Voodoo!, tick)
+        bounds = [H, self.pile_bound, self.score_bound, 1, 1]
+        self.seat_bounds = torch.tensor(bounds, dtype=torch.float64, device=device)[:, None]
+        bounds = [1, N, 1, self.options.max_ticks]
+        self.single_bounds = torch.tensor(bounds, dtype=torch.float64, device=device)
+        self.players_code = _one_hot(torch.tensor([n - 2], device=device), P - 1)
 
     # ----------------------------------------------------------------- setup
     def new_games(
@@ -257,7 +276,7 @@ class BatchedVoodooMania:
         out[:, :left] = deck[:, N - left :]
         zeros = torch.zeros(rows, dtype=torch.int64, device=dev)
         return {
-            "answers": self.playable_on[dealt.flatten(1)].long().sum(dim=1),
+            "answers": _lookup(self.playable_on, dealt.flatten(1)).sum(dim=1),
             "hands": dealt[:, :, :H].contiguous(),
             "piles": piles,
             "pile_head": torch.zeros(rows, n, dtype=torch.int64, device=dev),
@@ -297,7 +316,7 @@ class BatchedVoodooMania:
 
     def wanted(self, state: BatchedState) -> torch.Tensor:
         """``[B]``: the pair missing on the visible side of the Voodoo pile's top card."""
-        return self.face_missing[self._voodoo_top(state)]
+        return _lookup(self.face_missing, self._voodoo_top(state))
 
     def _voodoo_top(self, state: BatchedState) -> torch.Tensor:
         top = (state.voodoo_head + state.voodoo_size - 1) % R
@@ -307,7 +326,8 @@ class BatchedVoodooMania:
         """``[B, 3, 4]`` bool: per hand slot of ``seat[b]`` and side 0, 1, a legal normal play
         (the side shows the wanted pair) and a legal Voodoo! play (it misses it too)."""
         hand = self._hand(state, seat)
-        return self.play_kinds[hand, self.wanted(state)[:, None]]
+        index = hand * (Q + 1) + self.wanted(state)[:, None]
+        return _lookup(self.play_kinds.view(-1, 4), index)
 
     def _hand(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
         """``[B, 3]``: the hand of ``seat[b]``."""
@@ -324,7 +344,7 @@ class BatchedVoodooMania:
     def winners(self, state: BatchedState) -> torch.Tensor:
         """End of the Game (components.md): ``[B, n]`` bool, the fewest points win; ties are
         shared."""
-        return state.scores == state.scores.amin(dim=1, keepdim=True)
+        return state.scores == state.scores.min(dim=1, keepdim=True).values
 
     def figures(self, state: BatchedState) -> dict[str, torch.Tensor]:
         """The reference ``info``: ``scores`` and ``cards`` ``[B, n]``, ``round`` and ``tick``
@@ -448,8 +468,8 @@ class BatchedVoodooMania:
         state.voodoo.scatter_(1, above[:, None], face[:, None])
         state.voodoo_size = state.voodoo_size + live.long()
         played = torch.where(live, face // 2, NONE)
-        state.answers = state.answers - self.playable_on[played].long()
-        shout = live & (self.face_missing[face] == wanted)
+        state.answers = state.answers - _lookup(self.playable_on, played)
+        shout = live & (_lookup(self.face_missing, face) == wanted)
         state.last_voodoo = state.last_voodoo | shout
         if bool(shout.any()):
             self._voodoo(state, shout, seat)
@@ -479,7 +499,7 @@ class BatchedVoodooMania:
         state.voodoo_head = (state.voodoo_head + count) % R
         state.voodoo_size = state.voodoo_size - count
         self._top_up(state, cards, takes)
-        received = self.playable_on[torch.where(takes, cards, NONE)].long().sum(dim=1)
+        received = _lookup(self.playable_on, torch.where(takes, cards, NONE)).sum(dim=1)
         state.answers = state.answers + received
 
     def _top_up(self, state: BatchedState, cards: torch.Tensor, live: torch.Tensor) -> None:
@@ -521,7 +541,7 @@ class BatchedVoodooMania:
         if self.options.reward == "per_round":
             return self._pay_round(held)
         standing = state.scores + held
-        best = standing == standing.amin(dim=1, keepdim=True)
+        best = standing == standing.min(dim=1, keepdim=True).values
         return torch.where(best, 1.0, -1.0)
 
     def _end_round(
@@ -546,54 +566,47 @@ class BatchedVoodooMania:
         return rewards
 
     # ----------------------------------------------------------------- encodings
-    def _relative(self, values: torch.Tensor, me: torch.Tensor) -> torch.Tensor:
-        """``[B, 6]``: per-seat ``values [B, n]`` seen from ``me[b]`` (column r holds the seat r
-        places to the left), padded with zeros to six seats."""
-        seat_at = (me[:, None] + self.seat_ids) % self.num_players
-        seen = values.gather(1, seat_at)
-        return pad(seen, (0, P - self.num_players))
-
     def _public(self, state: BatchedState, me: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The public fields seen from seat ``me[b]`` (as the reference encoder's ``_public``),
-        each ``[B, size]`` float32."""
-        rows = len(me)
+        """The public fields seen from seat ``me[b]`` (as the reference encoder's ``_public``;
+        per-seat fields relative to ``me``, column r the seat r places to the left, padded to six
+        seats), each ``[B, size]`` float32. Fractions are divided in float64 and then rounded,
+        as the reference does."""
+        n, rows = self.num_players, len(me)
         top = self._voodoo_top(state)
-        wanted = self.face_missing[top]
-
-        def single(value: torch.Tensor) -> torch.Tensor:
-            return value.float()[:, None]
-
-        last = torch.where(
-            state.last_player < 0, 0, 1 + (state.last_player - me) % self.num_players
-        )
-        players = torch.zeros(rows, P - 1, device=self.device)
-        players[:, self.num_players - 2] = 1.0
+        per_seat = [self.hand_sizes(state), state.pile_size, state.scores]
+        per_seat += [state.last_cyclers.long(), (state.pending >= 0).long()]
+        per_seat = (torch.stack(per_seat, dim=1).double() / self.seat_bounds).float()
+        seat_at = (me[:, None, None] + self.seat_ids) % n
+        seen = pad(per_seat.gather(2, seat_at.expand(-1, len(per_seat[0]), -1)), (0, P - n))
+        singles = [state.phase == OVER, state.voodoo_size, state.last_voodoo, state.tick]
+        singles = torch.stack([v.long() for v in singles], dim=1).double() / self.single_bounds
+        singles = singles.float()
+        last = torch.where(state.last_player < 0, 0, 1 + (state.last_player - me) % n)
         return {
-            "over": single(state.phase == OVER),
-            "num_players": players,
-            "top_shows": self.face_shows[top, :Q].float(),
-            "wanted": one_hot(wanted, Q).float(),
-            "voodoo_pile_size": single(state.voodoo_size.double() / N),
-            "hand_sizes": self._relative(self.hand_sizes(state).double() / H, me).float(),
-            "pile_sizes": self._relative(state.pile_size.double() / self.pile_bound, me).float(),
-            "round": one_hot(state.round.clamp(max=C.ROUNDS - 1), C.ROUNDS).float(),
-            "scores": self._relative(state.scores.double() / self.score_bound, me).float(),
-            "last_player": one_hot(last, P + 1).float(),
-            "last_voodoo": single(state.last_voodoo),
-            "last_cyclers": self._relative(state.last_cyclers.float(), me),
-            "chosen": self._relative((state.pending >= 0).float(), me),
-            "tick": single(state.tick.double() / self.options.max_ticks),
+            "over": singles[:, 0:1],
+            "num_players": self.players_code.expand(rows, -1),
+            "top_shows": _lookup(self.face_code, top)[:, :Q],
+            "wanted": _one_hot(_lookup(self.face_missing, top), Q),
+            "voodoo_pile_size": singles[:, 1:2],
+            "hand_sizes": seen[:, 0],
+            "pile_sizes": seen[:, 1],
+            "round": _one_hot(state.round.clamp(max=C.ROUNDS - 1), C.ROUNDS),
+            "scores": seen[:, 2],
+            "last_player": _one_hot(last, P + 1),
+            "last_voodoo": singles[:, 2:3],
+            "last_cyclers": seen[:, 3],
+            "chosen": seen[:, 4],
+            "tick": singles[:, 3:4],
         }
 
     def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
         """``[B, 421]`` float32: what ``seat[b]`` may know, as the reference ``observe``."""
         fields = self._public(state, seat)
-        fields["hand"] = self.card_code[self._hand(state, seat)].flatten(1)
+        fields["hand"] = _lookup(self.card_code, self._hand(state, seat)).flatten(1)
         plays = self.plays(state, seat) & (state.phase == TICK)[:, None, None]
         fields["hand_plays"] = plays.flatten(1).float()
         choice = state.pending.gather(1, seat[:, None]).squeeze(1)
-        own = one_hot(choice.clamp(min=0), A.NUM_ACTIONS)
-        fields["own_choice"] = (own & (choice >= 0)[:, None]).float()
+        fields["own_choice"] = _one_hot(choice, A.NUM_ACTIONS)  # none: -1
         return torch.cat([fields[f.name] for f in self.observation_layout.fields], dim=1)
 
     def encode_state(self, state: BatchedState) -> torch.Tensor:
@@ -601,10 +614,8 @@ class BatchedVoodooMania:
         rows, n = len(state.actor), self.num_players
         fields = self._public(state, torch.zeros_like(state.actor))
         seats = (0, 0, 0, P - n)  # pad the seat dimension to six
-        fields["hands"] = pad(self.card_code[state.hands].flatten(2), seats)
-        choices = one_hot(state.pending.clamp(min=0), A.NUM_ACTIONS)
-        choices = choices & (state.pending >= 0)[:, :, None]
-        fields["choices"] = pad(choices.float(), seats)
+        fields["hands"] = pad(_lookup(self.card_code, state.hands).flatten(2), seats)
+        fields["choices"] = pad(_one_hot(state.pending, A.NUM_ACTIONS), seats)
         piles = torch.zeros(rows, n, N + 1, device=self.device)
         piles.scatter_(2, self._pile_cards(state), 1.0)
         fields["pile_cards"] = pad(piles[:, :, :N], seats)
