@@ -50,7 +50,7 @@ def tiny(env_id: str, trainer: str, tmp_path, **extra) -> dict:
         ({"lr": 0.1}, r"unknown key 'lr' \(allowed: name, env"),
         ({"total_steps": "many"}, "total_steps: Input should be a valid integer"),
         ({"gamma": 1.5}, "gamma: Input should be less than or equal to 1"),
-        ({"trainer": "dqn"}, "trainer: Input should be 'torch' or 'sb3'"),
+        ({"trainer": "dqn"}, "trainer: Input should be 'torch', 'sb3' or 'rllib'"),
         ({"num_players": 9}, "num_players 9 outside 2..4"),
         ({"opponents": ["random"]}, "cooperative: opponents must be empty"),
         ({"minibatches": 7}, "divisible by minibatches"),
