@@ -78,6 +78,15 @@ def test_malformed_ray_address_is_refused():
         parse_config({**HORSEMAN, "ray_address": "http://head"})
 
 
+@pytest.mark.parametrize("game", ["headless_horseman", "hexenflug"])
+def test_shipped_rllib_configs_are_valid(game):
+    needs_rllib()
+    from train.config import load_config
+
+    config = load_config(f"configs/train/{game}_rllib.yaml")
+    assert config.trainer == "rllib" and config.env == f"{game}_v0"
+
+
 # ------------------------------------------------------------------ the rllib: agent
 
 
