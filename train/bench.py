@@ -13,6 +13,10 @@ minibatches per update everywhere, on the default 1 torch thread:
 * ``torch @ sb3 settings``: the PyTorch trainer with those same settings;
 * ``torch``: the PyTorch trainer with the settings its configs ship with: 64 games in lockstep,
   rollouts of 64 (batch 4,096);
+* ``torch, batched``: the PyTorch trainer on the game's batched engine (``engine: batched``),
+  1,024 games in lockstep, rollouts of 16 (batch 16,384); in a competitive game only the
+  learner's decisions count (the share of table steps where the learner decided, from the run's
+  ``train/learner_share``);
 * ``rllib @ sb3 settings`` (last, where RLlib is installed): RLlib PPO sampling in the driver
   on the Headless Horseman.
 
@@ -39,15 +43,17 @@ from collections.abc import Callable, Iterator
 import envs
 from train import fit
 from train.config import parse_config
-from train.runlog import RunLog
+from train.runlog import RunLog, read_metrics
 
 OPPONENTS = {"hexenflug_v0": ["random"], "voodoo_mania_v0": ["random"]}
 SB3_SETTINGS = {"num_envs": 8, "rollout_steps": 128}
 SHIPPED_SETTINGS = {"num_envs": 64, "rollout_steps": 64}
+BATCHED_SETTINGS = {"engine": "batched", "num_envs": 1024, "rollout_steps": 16}
 TRAINERS = {
     "sb3": ("sb3", SB3_SETTINGS),
     "torch @ sb3 settings": ("torch", SB3_SETTINGS),
     "torch": ("torch", SHIPPED_SETTINGS),
+    "torch, batched": ("torch", BATCHED_SETTINGS),
 }
 # The competing process: one core of numpy matrix products until it is stopped.
 SPIN = "import numpy as np\na = np.random.rand(300, 300)\nwhile True:\n    a = np.tanh(a @ a / 300)"
@@ -77,7 +83,9 @@ def time_training(
         log = RunLog(config.folder, quiet=True, plot=False)
         start = time.perf_counter()
         fit(config, log)
-        return steps / (time.perf_counter() - start)
+        rate = steps / (time.perf_counter() - start)
+        shares = [v for _, k, v in read_metrics(log.csv_path) if k == "train/learner_share"]
+        return rate * (statistics.mean(shares) if shares else 1.0)
 
 
 def time_sb3_hanabi(steps: int, seed: int) -> float:
@@ -133,6 +141,8 @@ def rows(steps: int) -> Iterator[tuple[str, str, Callable[[int], float]]]:
         yield "sb3", "hanabi_v5", lambda seed: time_sb3_hanabi(steps, seed)
     for env_id in envs.ids():
         for label, (trainer, settings) in TRAINERS.items():
+            if settings.get("engine") == "batched" and env_id not in envs.batched_ids():
+                continue
             yield (
                 label,
                 env_id,

@@ -245,6 +245,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 "perf/steps_per_second": batch / (time.perf_counter() - began),
                 "perf/learner_steps_per_second": float(learners.sum())
                 / (time.perf_counter() - began),
+                "train/learner_share": float(learners.mean()),
             },
         )
         if config.self_play_every and (update + 1) % config.self_play_every == 0:
