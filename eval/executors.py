@@ -91,7 +91,11 @@ def ray_session(address: str | None, num_cpus: int | None, field: str) -> Iterat
             configure_logging=False,
         )
     except ConnectionError as err:
-        raise ConfigError(f"ray_address {address!r}: cannot connect ({err})") from None
+        raise ConfigError(
+            f"ray_address {address!r}: cannot connect ({err}); a cluster with token "
+            "authentication (Ray's default) needs RAY_AUTH_MODE=token and its token here "
+            "(~/.ray/auth_token or RAY_AUTH_TOKEN)"
+        ) from None
     try:
         yield ray
     finally:
