@@ -52,47 +52,45 @@ def test_heuristics_are_registered_by_name():
 
 
 # ----------------------------------------------------------------------------- distributions
-def batched_games(n: int, policy: str, games: int, seed: int) -> np.ndarray:
-    """``[games, 3]``: agent-steps, seat 0 among the winners and seat 0's points of the first
-    game in each of ``games`` rows."""
-    benv = envs.make_batched(ENV, num_players=n, batch_size=games)
+def batched_games(n: int, policy: str, games: int, seed: int, options: dict) -> np.ndarray:
+    """``[games, 3]``: agent-steps, seat 0's last reward and seat 0's points of the first game
+    in each of ``games`` rows."""
+    benv = envs.make_batched(ENV, num_players=n, batch_size=games, **options)
     generator = torch.Generator().manual_seed(seed)
     kind = {"random": BatchedRandom, "chain": BatchedChain, "fast": BatchedFast}[policy]
     player = kind(n, CPU, generator)
     out = benv.reset(seed=seed)
     steps = torch.zeros(games, dtype=torch.int64)
-    result = torch.full((games, 3), -1.0)
+    result = torch.full((games, 3), -9.0)
     while bool((result[:, 0] < 0).any()):
         out = benv.step(player.act(out["observation"], out["action_mask"], out["seat"]))
         steps += 1
         first = out["done"] & (result[:, 0] < 0)
-        figures = out["figures"]
-        row = torch.stack(
-            [steps.float(), figures["winners"][:, 0].float(), figures["scores"][:, 0].float()], 1
-        )
+        points = out["figures"]["scores"][:, 0].float()
+        row = torch.stack([steps.float(), out["reward"][:, 0], points], 1)
         result = torch.where(first[:, None], row, result)
     return result.numpy()
 
 
-def reference_games(n: int, policy: str, games: int, seed: int) -> np.ndarray:
+def reference_games(n: int, policy: str, games: int, seed: int, options: dict) -> np.ndarray:
     """The same figures from the reference rules."""
-    env = envs.make(ENV, num_players=n).unwrapped
+    env = envs.make(ENV, num_players=n, **options).unwrapped
     rules, encoder = env.rules, env.encoder
     rng = np.random.default_rng(seed)
     agent = {"chain": CHAIN, "fast": FAST}.get(policy)
     rows = []
     for _ in range(games):
         state = rules.new_game(np.random.default_rng(int(rng.integers(2**31))))
-        steps = 0
+        steps, rewards = 0, (0.0,)
         while not rules.is_over(state):
             mask = rules.legal_mask(state)
             if agent is None:
                 action = int(rng.choice(np.flatnonzero(mask)))
             else:
                 action = agent.act(encoder.observe(state, state.actor), mask)
-            rules.apply(state, action)
+            rewards = rules.apply(state, action)
             steps += 1
-        rows.append((steps, 0 in rules.winners(state), state.scores[0]))
+        rows.append((steps, rewards[0], state.scores[0]))
     return np.array(rows, dtype=float)
 
 
@@ -102,26 +100,27 @@ def assert_same_mean(a: np.ndarray, b: np.ndarray, what: str) -> None:
     assert abs(a.mean() - b.mean()) <= half, (what, a.mean(), b.mean(), half)
 
 
-def compare_distributions(n: int, policy: str, games: int) -> None:
-    batched = batched_games(n, policy, games, seed=n)
-    reference = reference_games(n, policy, games, seed=n)
-    for column, what in enumerate(["game length", "seat 0 wins", "seat 0 points"]):
+def compare_distributions(n: int, policy: str, games: int, options: dict) -> None:
+    batched = batched_games(n, policy, games, n, options)
+    reference = reference_games(n, policy, games, n, options)
+    for column, what in enumerate(["game length", "seat 0 reward", "seat 0 points"]):
         assert_same_mean(batched[:, column], reference[:, column], what)
 
 
-@pytest.mark.parametrize("policy, games", [("random", 120), ("chain", 80)])
-def test_game_length_and_winners_match_the_reference(policy, games):
-    """Distributions (2 players): mean game length, seat 0's win rate and points agree with
-    the reference's (reference games are slow: 10^4 a side in the slow test)."""
-    compare_distributions(2, policy, games)
+@pytest.mark.parametrize("policy, games", [("random", 200), ("chain", 80)])
+def test_game_length_and_rewards_match_the_reference(policy, games):
+    """Distributions (2 players, games cut at ``max_ticks=300`` so that both sides stay fast;
+    whole games in the slow test): mean game length, seat 0's final reward (win, loss or the
+    standing at the clock) and points agree with the reference's."""
+    compare_distributions(2, policy, games, {"max_ticks": 300})
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("policy", ["random", "fast", "chain"])
 @pytest.mark.parametrize("n", [2, 4])
 def test_game_length_and_winners_match_the_reference_at_scale(n, policy):
-    """Distributions over 10^4 games a side."""
-    compare_distributions(n, policy, 10_000)
+    """Whole games, 10^4 a side: mean game length, seat 0's win rate (reward) and points."""
+    compare_distributions(n, policy, 10_000, {})
 
 
 # ----------------------------------------------------------------------------- BatchedEnv
@@ -130,7 +129,7 @@ def test_same_seed_same_batch_and_masks_are_legal():
     b = envs.make_batched(ENV, num_players=3, batch_size=32)
     out_a, out_b = a.reset(seed=5), b.reset(seed=5)
     g = torch.Generator().manual_seed(0)
-    for _ in range(150):
+    for _ in range(60):
         for key in ("observation", "action_mask", "seat", "reward", "done"):
             assert torch.equal(out_a[key], out_b[key]), key
         assert out_a["action_mask"][:, A.WAIT].all()
@@ -202,12 +201,19 @@ def test_bad_batch_size_and_unknown_options_raise_config_errors():
 def test_auto_reset_reports_final_rewards_and_figures():
     """End of the Game: a finished game reports +1 to each winner (fewest points) and -1 to
     the others, its figures (points after three rounds, winners) before the new deal, and its
-    row restarts at round 0 with fresh hands."""
-    benv = envs.make_batched(ENV, num_players=2, batch_size=64)
+    row restarts at round 0 with fresh hands. The rows start from reference games' last
+    ticks."""
+    steps = transitions(2, {}, chain_policy, games=6, seed=8)
+    ends = [i for i, s in enumerate(steps) if s[2]["phase"] == 1]
+    states = [steps[i - 30][0] for i in ends]
+    benv = envs.make_batched(ENV, num_players=2, batch_size=len(states))
+    benv.reset(seed=3)
+    benv.game_state = from_reference(states)
+    out = {"observation": benv.game.observe(benv.game_state, benv.game_state.actor)}
+    out["action_mask"], out["seat"] = benv.game.legal_mask(benv.game_state), benv.game_state.actor
     player = BatchedFast(2, CPU, torch.Generator())
-    out = benv.reset(seed=3)
-    finished = 0
-    for _ in range(1500):
+    finished = torch.zeros(len(states), dtype=torch.bool)
+    for _ in range(3000):
         out = benv.step(player.act(out["observation"], out["action_mask"], out["seat"]))
         done = out["done"]
         if done.any():
@@ -216,12 +222,14 @@ def test_auto_reset_reports_final_rewards_and_figures():
             winners = figures["winners"][done]
             assert torch.equal(out["reward"][done], torch.where(winners, 1.0, -1.0))
             scores = figures["scores"][done]
-            assert torch.equal(winners, scores == scores.amin(1, keepdim=True))
+            assert torch.equal(winners, scores == scores.min(1, keepdim=True).values)
             state = benv.game_state
             assert (state.round[done] == 0).all() and (state.tick[done] == 0).all()
-            assert (state.scores[done] == 0).all()
-            finished += int(done.sum())
-    assert finished > 20
+            assert (state.scores[done] == 0).all() and (state.pile_size[done] == 42).all()
+            finished |= done
+        if finished.all():
+            break
+    assert finished.all() and len(states) == 6
 
 
 def test_max_ticks_truncates_and_ranks_the_standing():
