@@ -8,10 +8,10 @@ not change any result):
 * ``local``, ``workers: N``: a pool of N spawned processes.
 * ``ray``: one Ray task per chunk (1 CPU each), at most ``workers`` in flight, on a local Ray
   instance of ``workers`` CPUs (``ray_address`` empty) or on the cluster at ``ray_address``
-  (``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``). A failed task stops the run and raises the
-  task's own exception (its type and message); ``Ctrl-C`` cancels every task still queued or
-  running on the cluster. Every node needs this package and the files the agent specs name
-  (checkpoints) at the same paths.
+  (``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``). A task lost with its worker or node runs
+  again; a task that raises stops the run with the task's own exception (its type and message);
+  ``Ctrl-C`` cancels every task still queued or running on the cluster. Every node needs this
+  package and the files the agent specs name (checkpoints) at the same paths.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def ray_session(address: str | None, num_cpus: int | None, field: str) -> Iterat
         return
     try:
         ray.init(
-            address=address or None,
+            address=address or "local",  # "local": a new instance even beside a running one
             num_cpus=None if address else num_cpus,
             include_dashboard=False,
             log_to_driver=False,
@@ -106,7 +106,9 @@ def ray_map(ray: Any, workers: int) -> Map:
     """A map over Ray tasks with at most ``workers`` in flight, yielding outputs as they finish."""
 
     def run(function: Callable[[Any], Any], jobs: Iterable[Any]) -> Iterator[Any]:
-        task = ray.remote(num_cpus=1, max_retries=0)(function)
+        # a task lost with its worker or node runs again (seeded games: the same results); a
+        # task that raises is not retried
+        task = ray.remote(num_cpus=1, max_retries=3, retry_exceptions=False)(function)
         queue = iter(jobs)
         pending = [task.remote(job) for job in _take(queue, workers)]
         try:
