@@ -209,6 +209,44 @@ class BatchedHocusPocus:
         self.players_onehot = torch.zeros(1, P - 1, device=device)
         self.players_onehot[0, n - 2] = 1.0
         self.shaping = float(options.match_reward)
+        self._encoding_tables()
+
+    def _encoding_tables(self) -> None:
+        """Constant indices of the encodings (see :meth:`_entries`)."""
+        device, n = self.device, self.num_players
+        inverse = [0.0] + [float(np.float32(1.0 / d)) for d in range(1, N + 1)]
+        self.inverse_depth = torch.tensor(inverse, dtype=torch.float32, device=device)
+        self.one = torch.ones(1, 1, device=device)
+        self.tricks = torch.arange(4, device=device)
+        self.names = torch.arange(NAMES, device=device)
+        self.card_base, self.players_entry, self.scalar_index, self.question_index = [], [], [], []
+        scalars = ("deck_size", "sun", "spell_deck_size", "discards_made", "burns_left")
+        scalars += ("no_questions", "trick_this_turn")
+        for layout in (self.observation_layout, self.state_layout):
+            o = layout.offsets
+            # base[code * 2 + buried]: where a card in list ``code`` shows (-1: nowhere)
+            base = [-1] * (2 * self.locations)
+            base[2 * DISCARD] = base[2 * DISCARD + 1] = o["discard_pile"]
+            base[2 * REMOVED] = base[2 * REMOVED + 1] = o["removed_cards"]
+            for space in range(SPACES):
+                base[2 * (PILE + space)] = o["pile_tops"] + space * N
+                base[2 * (PILE + space) + 1] = o["buried_cards"] + space * N
+            if layout is self.state_layout:
+                base[2 * DECK] = base[2 * DECK + 1] = o["deck_cards"]
+                for seat in range(n):
+                    base[2 * (HAND + seat)] = base[2 * (HAND + seat) + 1] = o["hands"] + seat * N
+            else:
+                base[2 * HAND] = base[2 * HAND + 1] = o["hand"]
+            self.card_base.append(torch.tensor(base, device=device))
+            self.players_entry.append(torch.tensor([[o["num_players"] + n - 2]], device=device))
+            self.scalar_index.append(torch.tensor([[o[name] for name in scalars]], device=device))
+            questions = [
+                o[name] + k * 10 + q
+                for name in ("questions_asked", "answers_yes", "answers_no")
+                for k in range(n)
+                for q in range(10)
+            ]
+            self.question_index.append(torch.tensor([questions], device=device))
 
     # ----------------------------------------------------------------- setup
     def new_games(
@@ -623,31 +661,20 @@ class BatchedHocusPocus:
         name = torch.where(rows, self.spell_name[state.spell.clamp(min=0)], -1)
         n = self.num_players
         sizes = self.sizes(state)
-        pile_sizes = sizes[:, PILE:HAND]
-        nonempty = pile_sizes > 0
-        # discard pile tops: Dance Until You Die, Take Flight (ascending spaces), Book! and
-        # Boys, Boys (the tallest piles, ties to the lower space)
-        binx_top = self.is_binx[self.tops(state, sizes).clamp(max=N - 1)]
-        ascending = torch.where(
-            (name == SPELL["Dance Until You Die"])[:, None], nonempty & ~binx_top, nonempty
-        )
-        ascending &= ((name == SPELL["Dance Until You Die"]) | (name == SPELL["Take Flight"]))[
-            :, None
-        ]
-        order = ((N - pile_sizes) * SPACES + self.spaces).argsort(dim=1).argsort(dim=1)
-        tallest = torch.where(name == SPELL["Book!"], 2, 0) + (name == SPELL["Boys, Boys"]).long()
-        by_height = nonempty & (order < tallest[:, None])
-        chosen = ascending | by_height
-        rank = torch.where(ascending, ascending.long().cumsum(dim=1) - 1, order)
-        self._discard_tops(state, chosen, rank, sizes)
-        changed = chosen.any(dim=1)
+        piles = (name == SPELL["Dance Until You Die"]) | (name == SPELL["Take Flight"])
+        piles |= (name == SPELL["Book!"]) | (name == SPELL["Boys, Boys"])
+        changed = self._discard_piles(state, name, sizes) if bool(piles.any()) else piles
         # the Ingredient deck: Another Glorious Morning, Sistahs!, Amok Amok Amok
         deck_count = self.deck_discards[name.clamp(min=0)]
-        self._draw(state, rows & (deck_count > 0), torch.full_like(name, DISCARD), deck_count)
+        from_deck = rows & (deck_count > 0)
+        if bool(from_deck.any()):
+            self._draw(state, from_deck, torch.full_like(name, DISCARD), deck_count)
         smell = name == SPELL["I Smell Children"]
         state.no_questions = state.no_questions | smell
         state.binx = torch.where(name == SPELL["Hello, Binx"], -1, state.binx)
-        self._random_pass(state, name == SPELL["I Put a Spell on You"], generator)
+        random_pass = name == SPELL["I Put a Spell on You"]
+        if bool(random_pass.any()):
+            self._random_pass(state, random_pass, generator)
         discard = (name == SPELL["Oh, Look!"]) | (name == SPELL["Fly, My Pretty"])
         everyone = (name == SPELL["Oh, Look!"])[:, None].expand(-1, n)
         state.queue = torch.where(
@@ -661,6 +688,26 @@ class BatchedHocusPocus:
         flow.spell_pass |= passing
         flow.finish |= rows & ~discard & ~passing
         flow.changed |= rows & changed
+
+    def _discard_piles(
+        self, state: BatchedState, name: torch.Tensor, sizes: torch.Tensor
+    ) -> torch.Tensor:
+        """Dance Until You Die (every top but Binx), Take Flight (every top), in space order;
+        Book! and Boys, Boys (the two / the tallest piles, ties to the lower space), tallest
+        first. Returns ``[B]`` whether the Cauldron changed."""
+        pile_sizes = sizes[:, PILE:HAND]
+        nonempty = pile_sizes > 0
+        binx_top = self.is_binx[self.tops(state, sizes).clamp(max=N - 1)]
+        dance = (name == SPELL["Dance Until You Die"])[:, None]
+        ascending = torch.where(dance, nonempty & ~binx_top, nonempty)
+        ascending &= dance | (name == SPELL["Take Flight"])[:, None]
+        order = ((N - pile_sizes) * SPACES + self.spaces).argsort(dim=1).argsort(dim=1)
+        tallest = torch.where(name == SPELL["Book!"], 2, 0) + (name == SPELL["Boys, Boys"]).long()
+        by_height = nonempty & (order < tallest[:, None])
+        chosen = ascending | by_height
+        rank = torch.where(ascending, ascending.long().cumsum(dim=1) - 1, order)
+        self._discard_tops(state, chosen, rank, sizes)
+        return chosen.any(dim=1)
 
     def _discard_tops(
         self, state: BatchedState, chosen: torch.Tensor, rank: torch.Tensor, sizes: torch.Tensor
@@ -724,6 +771,8 @@ class BatchedHocusPocus:
             state.phase = torch.where(wait, SPELL_DISCARD, state.phase)
             going = going & ~holds
             going = self._forced_draw(state, going, seat, torch.ones_like(seat))
+            if not bool(going.any()):
+                return
 
     def _next_spell_pass(self, state: BatchedState, flow: Flow) -> None:
         """Come Little Children: every player with cards chooses one; then all pass left at
@@ -911,139 +960,171 @@ class BatchedHocusPocus:
         self._start_turn(state, going, (state.turn + 1) % self.num_players)
 
     # ----------------------------------------------------------------- encodings
-    def _rotate(self, table: torch.Tensor, me: torch.Tensor, dim: int = 1) -> torch.Tensor:
-        """Per-seat ``table`` (seats on ``dim``) seen from ``me`` (0 = me, 1 = my left), padded
-        with zeros to 6 seats."""
-        order = (me[:, None] + self.seats) % self.num_players  # [B, n]
-        shape = [1] * table.dim()
-        shape[0], shape[dim] = len(me), self.num_players
-        index = order.view(shape).expand(
-            *table.shape[:dim], self.num_players, *table.shape[dim + 1 :]
-        )
-        rotated = table.gather(dim, index)
-        pad = list(rotated.shape)
-        pad[dim] = P - self.num_players
-        return torch.cat([rotated, rotated.new_zeros(pad)], dim=dim)
+    # Both vectors are built as in ``envs/core/encoding.py``: a list of (index, value) entries
+    # per row, scattered into zeros once. An entry that is not there has value 0.
 
-    def _seat_onehot(self, seat: torch.Tensor, me: torch.Tensor) -> torch.Tensor:
-        """``[B, 6]`` one-hot of ``seat`` relative to ``me`` (all zeros where ``seat < 0``)."""
-        relative = (seat - me) % self.num_players
-        return (torch.arange(P, device=self.device) == relative[:, None]) & (seat >= 0)[:, None]
+    def _card_entries(
+        self, state: BatchedState, code: torch.Tensor, depth: torch.Tensor, layout: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``[B, 50]`` (index, value) of every card by its list: ``code`` is the list's
+        location code (hands relative to the observer in an observation); a pile's top card
+        shows in ``pile_tops``, the others in ``buried_cards`` with 1 / their depth."""
+        buried = (code >= PILE) & (code < HAND) & (depth > 0)
+        base = self.card_base[layout is self.state_layout][code * 2 + buried.long()]
+        shown = base >= 0
+        value = torch.where(buried, self.inverse_depth[depth.clamp(0, N)], shown.float())
+        return torch.where(shown, base + self.cards, 0), value
 
-    def _card_onehot(self, card: torch.Tensor) -> torch.Tensor:
-        """``[..., 50]`` one-hot of ``card`` (all zeros where ``card < 0``)."""
-        return self.cards == card[..., None]
-
-    def _public(self, state: BatchedState, me: torch.Tensor) -> list[torch.Tensor]:
-        """The public fields seen from ``me``, in ``encoding.PUBLIC_FIELDS`` order."""
-        rows, dev = len(me), self.device
+    def _entries(
+        self, state: BatchedState, me: torch.Tensor, layout: Any
+    ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """The (index ``[B, k]``, value ``[B, k]``) entries of the public fields seen from
+        ``me`` (as the reference encoder's ``_public``) and of the cards' lists; the caller
+        adds the own or hidden fields."""
+        o, rows, n, dev = layout.offsets, len(me), self.num_players, self.device
         sizes = self.sizes(state)
-        hands = self.hands(state)
-        binx = state.binx.clamp(min=0)
-        has_binx = (state.binx >= 0)[:, None]
-        on_pile = (state.location >= PILE) & (state.location < HAND)
-        space = torch.where(on_pile, state.location - PILE, -1)
-        pile_sizes = sizes[:, PILE:HAND]
-        top = self._is_top(state, sizes)
-        in_space = space[:, None, :] == self.spaces[None, :, None]  # [B, 5, 50]
-        depth = (sizes.gather(1, state.location) - 1 - state.position).double()
-        buried = torch.where(in_space & ~top[:, None, :], 1.0 / depth.clamp(min=1)[:, None, :], 0.0)
-        set_aside_binx = state.set_aside.gather(1, binx[:, None])[:, 0]
-        binx_aside = has_binx & self._card_onehot(torch.where(state.binx >= 0, set_aside_binx, -1))
-        holder = torch.where(state.binx >= 0, 1 + (state.binx - me) % self.num_players, 0)
-        deck_spells = state.spell_location == DECK
+        loc = state.location
+        depth = sizes.gather(1, loc) - 1 - state.position
+        relative = (self.seats - me[:, None]) % n  # [B, n] place of each seat from me
+        observe = layout is self.observation_layout
+        code = torch.where(loc >= HAND, HAND + (loc - HAND - me[:, None]) % n, loc)
+        cards = self._card_entries(state, code if observe else loc, depth, layout)
+        binx = state.binx
+        in_binx_hand = (loc == HAND + binx[:, None]) & (binx >= 0)[:, None]
+        aside = state.set_aside.gather(1, binx.clamp(min=0)[:, None])
+        spell = self.spell_name[state.spell.clamp(min=0)][:, None]
         discarded = torch.zeros(rows, NAMES, dtype=torch.int64, device=dev)
         discarded.scatter_add_(
             1, self.spell_name.expand(rows, -1), (state.spell_location == DISCARD).long()
         )
-        discarding = state.phase == DISCARD_PHASE
-        burning = state.phase == BURN
+        scalars = torch.stack(
+            [
+                sizes[:, DECK].double() / N,
+                state.sun.double() / self.options.sunrise_steps,
+                (state.spell_location == DECK).sum(dim=1).double() / self.spell_count,
+                torch.where(state.phase == DISCARD_PHASE, state.count, 0).double() / N,
+                torch.where(state.phase == BURN, state.count, 0).double() / 3,
+                state.no_questions.double(),
+                state.trick_this_turn.double(),
+            ],
+            dim=1,
+        ).float()
+        one = self.one.expand(rows, 1)
 
-        def scalar(value: torch.Tensor, scale: float) -> torch.Tensor:
-            return (value.double() / scale)[:, None].float()
+        def at(name: str, index: torch.Tensor) -> torch.Tensor:
+            return o[name] + index
 
-        def onehot(index: torch.Tensor, size: int) -> torch.Tensor:
-            return (torch.arange(size, device=dev) == index[:, None]).float()
+        def seat_entry(name: str, seat: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return at(name, (seat - me[:, None]) % n), (seat >= 0).float()
 
-        return [
-            onehot(state.phase, 12),
-            self.players_onehot.expand(rows, -1),
-            self._seat_onehot(state.turn, me).float(),
-            self._seat_onehot(state.actor, me).float(),
-            (self._rotate(sizes[:, HAND:], me).double() / N).float(),
-            onehot(holder, P + 1),
-            (has_binx & hands.gather(1, binx[:, None, None].expand(-1, 1, N))[:, 0]).float(),
-            binx_aside.float(),
-            (in_space & top[:, None, :]).flatten(1).float(),
-            buried.flatten(1).float(),
-            (pile_sizes.double() / N).float(),
-            (state.location == DISCARD).float(),
-            (state.location == REMOVED).float(),
-            scalar(sizes[:, DECK], N),
-            self._rotate(state.questions, me, dim=2).flatten(1).float(),
-            state.no_questions[:, None].float(),
-            onehot(state.stunned + 1, 4),
-            scalar(state.sun, self.options.sunrise_steps),
+        partner, partner_value = seat_entry("swap_partner", state.partner[:, None])
+        holder = torch.where(binx >= 0, 1 + (binx - me) % n, 0)[:, None]
+        index = [
+            at("phase", state.phase[:, None]),
+            self.players_entry[layout is self.state_layout].expand(rows, 1),
+            at("turn_player", (state.turn - me)[:, None] % n),
+            at("actor", (state.actor - me)[:, None] % n),
+            at("binx_holder", holder),
+            at("stunned", state.stunned[:, None] + 1),
+            at("hand_sizes", relative),
+            cards[0],
+            at("binx_hand", self.cards.expand(rows, -1)),
+            at("binx_set_aside", aside.clamp(min=0)),
+            at("pile_sizes", self.spaces.expand(rows, -1)),
+            self.scalar_index[layout is self.state_layout].expand(rows, -1),
+            self.question_index[layout is self.state_layout].expand(rows, -1),
+            at("tricks_used", self.tricks.expand(rows, -1)),
+            at("spells_discarded", self.names.expand(rows, -1)),
+            at("current_spell", spell),
+            partner,
+        ]
+        order = (me[:, None] + self.seats) % n
+        questions = state.questions.gather(2, order[:, None, :, None].expand(-1, 3, n, 10))
+        value = [
+            one,
+            one,
+            one,
+            one,
+            one,
+            one,
+            (sizes[:, HAND:].double() / N).float(),
+            cards[1],
+            in_binx_hand.float(),
+            ((binx >= 0)[:, None] & (aside >= 0)).float(),
+            (sizes[:, PILE:HAND].double() / N).float(),
+            scalars,
+            questions.flatten(1).float(),
             state.tricks_used.float(),
-            state.trick_this_turn[:, None].float(),
-            scalar(deck_spells.sum(dim=1), self.spell_count),
             self.discarded_value.gather(1, discarded.T).T,
-            (
-                (state.spell >= 0)[:, None]
-                & (
-                    torch.arange(NAMES, device=dev)
-                    == self.spell_name[state.spell.clamp(min=0)][:, None]
-                )
-            ).float(),
-            self._seat_onehot(state.partner, me).float(),
-            scalar(torch.where(discarding, state.count, 0), N),
-            scalar(torch.where(burning, state.count, 0), 3),
+            (state.spell >= 0)[:, None].float(),
+            partner_value,
+        ]
+        return index, value
+
+    def _assemble(self, size: int, index: list, value: list) -> torch.Tensor:
+        """``[B, size]`` float32: the entries' values scattered into zeros."""
+        index, value = torch.cat(index, dim=1), torch.cat(value, dim=1)
+        out = torch.zeros(len(index), size, device=self.device)
+        return out.scatter_add_(1, index, value)
+
+    def _handovers(
+        self, name: str, seats: str, pair: torch.Tensor, me: torch.Tensor, layout: Any
+    ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """Entries of the latest hand-over ``pair`` (``[B, k, 2]`` card and other seat) of
+        ``k`` seats: one per seat in an observation (``me`` is the seat), ``k`` in a state."""
+        o, n = layout.offsets, self.num_players
+        card, other = pair[:, :, 0], pair[:, :, 1]
+        given = (card >= 0).float()
+        if layout is self.observation_layout:
+            return [o[name] + card.clamp(min=0), o[seats] + (other - me[:, None]) % n], [
+                given,
+                given,
+            ]
+        rows = self.seats * N
+        return [o[name] + rows + card.clamp(min=0), o[seats] + self.seats * P + other.clamp(0)], [
+            given,
+            given,
         ]
 
     def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
         """``[B, 1186]`` float32: what ``seat[b]`` may know, as the reference ``observe``."""
-        rows = torch.arange(len(seat), device=self.device)
-        handed, received = state.handed[rows, seat], state.received[rows, seat]
-        own = [
-            self.hand_of(state, seat).float(),
-            self._card_onehot(state.set_aside[rows, seat]).float(),
-            self._card_onehot(handed[:, 0]).float(),
-            (self._seat_onehot(handed[:, 1], seat) & (handed[:, :1] >= 0)).float(),
-            self._card_onehot(received[:, 0]).float(),
-            (self._seat_onehot(received[:, 1], seat) & (received[:, :1] >= 0)).float(),
-        ]
-        return torch.cat(self._public(state, seat) + own, dim=1)
+        layout = self.observation_layout
+        o, rows = layout.offsets, torch.arange(len(seat), device=self.device)
+        index, value = self._entries(state, seat, layout)
+        aside = state.set_aside[rows, seat][:, None]
+        index.append(o["set_aside"] + aside.clamp(min=0))
+        value.append((aside >= 0).float())
+        for name, seats, pairs in (
+            ("handed_card", "handed_to", state.handed),
+            ("received_card", "received_from", state.received),
+        ):
+            more = self._handovers(name, seats, pairs[rows, seat][:, None, :], seat, layout)
+            index += more[0]
+            value += more[1]
+        return self._assemble(layout.size, index, value)
 
     def encode_state(self, state: BatchedState) -> torch.Tensor:
         """``[B, 2309]`` float32: everything, seats absolute, as the reference ``state()``."""
-        rows, n = len(state.turn), self.num_players
-        me = torch.zeros_like(state.turn)
-
-        def padded(table: torch.Tensor) -> torch.Tensor:  # [B, n, k] -> [B, 6 * k]
-            pad = table.new_zeros(rows, P - n, table.shape[2])
-            return torch.cat([table, pad], dim=1).flatten(1).float()
-
-        def seat_onehots(seat: torch.Tensor, card: torch.Tensor) -> torch.Tensor:
-            onehot = (torch.arange(P, device=self.device) == seat[:, :, None]) & (card >= 0)[
-                :, :, None
-            ]
-            return padded(onehot)
-
+        layout = self.state_layout
+        o, rows = layout.offsets, len(state.turn)
+        index, value = self._entries(state, torch.zeros_like(state.turn), layout)
+        aside = state.set_aside
+        index.append(o["set_aside_all"] + self.seats * N + aside.clamp(min=0))
+        value.append((aside >= 0).float())
+        for name, seats, pairs in (
+            ("handed_cards_all", "handed_to_all", state.handed),
+            ("received_cards_all", "received_from_all", state.received),
+        ):
+            more = self._handovers(name, seats, pairs, state.turn, layout)
+            index += more[0]
+            value += more[1]
         counts = torch.zeros(rows, NAMES, dtype=torch.int64, device=self.device)
         counts.scatter_add_(
             1, self.spell_name.expand(rows, -1), (state.spell_location == DECK).long()
         )
-        hidden = [
-            padded(self.hands(state)),
-            padded(self._card_onehot(state.set_aside)),
-            padded(self._card_onehot(state.handed[:, :, 0])),
-            seat_onehots(state.handed[:, :, 1], state.handed[:, :, 0]),
-            padded(self._card_onehot(state.received[:, :, 0])),
-            seat_onehots(state.received[:, :, 1], state.received[:, :, 0]),
-            (state.location == DECK).float(),
-            self.deck_value.gather(1, counts.T).T,
-        ]
-        return torch.cat(self._public(state, me) + hidden, dim=1)
+        index.append(o["spell_deck_cards"] + self.names.expand(rows, -1))
+        value.append(self.deck_value.gather(1, counts.T).T)
+        return self._assemble(layout.size, index, value)
 
 
 # --------------------------------------------------------------------- conversion
