@@ -1,0 +1,17 @@
+"""Small tensor helpers shared by the batched engines (append-only: each engine adds what it
+needs and leaves the others' helpers alone)."""
+
+from __future__ import annotations
+
+import torch
+
+
+def any_along(mask: torch.Tensor, dim: int | tuple[int, ...]) -> torch.Tensor:
+    """``mask.any(dim)`` for a bool ``mask``, as a count: on the CPU, torch's bool ``any`` along
+    a dimension is several times slower than a sum (measured ~10x on [1024, 50])."""
+    return mask.sum(dim) > 0
+
+
+def all_along(mask: torch.Tensor, dim: int) -> torch.Tensor:
+    """``mask.all(dim)`` for a bool ``mask``, as a count (see :func:`any_along`)."""
+    return mask.sum(dim) == mask.shape[dim]
