@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from agents.hocus_pocus_heuristic import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
+from envs.core.batched_ops import any_along
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.phases import Phase
@@ -46,7 +47,7 @@ class BatchedGreedy:
         phase = obs[:, LAYOUT["phase"]].argmax(1)
         hand = (obs[:, LAYOUT["hand"]] > 0).double()
         tops = obs[:, LAYOUT["pile_tops"]].view(rows, SPACES, N)
-        has_top = tops.any(2)
+        has_top = any_along(tops > 0, 2)
         top_attribute = self.attribute[tops.argmax(2)] * has_top[:, :, None]  # [B, 5, 10]
         on_tops = top_attribute.sum(1)  # [B, 10]
         yes = obs[:, LAYOUT["answers_yes"]].view(rows, 6, 10)[:, 1:].double().sum(1)
@@ -106,7 +107,7 @@ class BatchedGreedy:
         fallback = torch.where(
             mask[:, A.BILLY], A.BILLY, torch.where(mask[:, A.BURN], A.BURN, A.REVEAL_SPELL)
         )
-        return torch.where(plays.any(1), play, fallback)
+        return torch.where(any_along(plays, 1), play, fallback)
 
     def _choose(
         self, mask: torch.Tensor, top_attribute: torch.Tensor, target: torch.Tensor

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from envs.core.batched import put_rows, take_rows
+from envs.core.batched_ops import all_along, any_along
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.encoding import Encoder
@@ -372,7 +373,7 @@ class BatchedHocusPocus:
         act = phase == ACT
         plays = self.compatible[self.tops(state, sizes)] & hand[:, None, :]  # [B, 5, 50]
         plays = act[:, None] & plays.transpose(1, 2).flatten(1)
-        can_play = plays.any(dim=1)
+        can_play = any_along(plays, 1)
         trick = act & ~state.trick_this_turn
         used = state.tricks_used
         partners = (state.turn[:, None] + 1 + torch.arange(P - 1, device=self.device)) % (
@@ -489,9 +490,11 @@ class BatchedHocusPocus:
         phase = state.phase
         card, space = ((a - A.PLAY) // 5).clamp(0, N - 1), (a - A.PLAY) % 5
         tops = torch.where(self.spaces == space[:, None], card[:, None], self.tops(state))
-        full = (tops < N).all(dim=1)
+        full = all_along(tops < N, 1)
         colours, types = self.colour[tops.clamp(max=N - 1)], self.type[tops.clamp(max=N - 1)]
-        stun = full & ((colours == colours[:, :1]).all(dim=1) | (types == types[:, :1]).all(dim=1))
+        stun = full & (
+            all_along(colours == colours[:, :1], 1) | all_along(types == types[:, :1], 1)
+        )
         play = (phase == ACT) & (a >= A.PLAY) & (a < A.CHOOSE) & ~self.is_book[card] & ~stun
         return (phase == ASK) | (phase == BINX) | play
 
@@ -539,7 +542,7 @@ class BatchedHocusPocus:
             return
         value = question % 5
         attribute = torch.where(question[:, None] < 5, self.colour, self.type)  # [B, 50]
-        holds = (self.hands(state) & (attribute == value[:, None])[:, None, :]).any(dim=2)
+        holds = any_along(self.hands(state) & (attribute == value[:, None])[:, None, :], 2)
         q = (torch.arange(10, device=self.device) == question[:, None])[:, None, :]  # [B, 1, 10]
         asker = self.seats[None, :] == state.turn[:, None]  # [B, n]
         ask = rows[:, None, None] & q
@@ -556,7 +559,7 @@ class BatchedHocusPocus:
         if not bool(rows.any()):
             return
         reveal = rows & (a == A.REVEAL_SPELL)
-        empty = ~self.hand_of(state, state.turn).any(dim=1)
+        empty = ~any_along(self.hand_of(state, state.turn), 1)
         flow.reveal |= reveal
         flow.context = torch.where(
             reveal, torch.where(empty, AFTER_EMPTY_HAND, AFTER_FAILED_PLAY), flow.context
@@ -605,11 +608,11 @@ class BatchedHocusPocus:
         and five colours Mary or Winifred (the turn player chooses). Returns the rows whose
         round ends or that wait for that choice."""
         tops = self.tops(state)
-        full = rows & (tops < N).all(dim=1)
+        full = rows & all_along(tops < N, 1)
         card = tops.clamp(max=N - 1)
         colours, types = self.colour[card], self.type[card]
-        one_colour = (colours == colours[:, :1]).all(dim=1)
-        one_type = (types == types[:, :1]).all(dim=1)
+        one_colour = all_along(colours == colours[:, :1], 1)
+        one_type = all_along(types == types[:, :1], 1)
         present = torch.zeros(len(rows), 5, dtype=torch.int64, device=self.device)
         five_colours = (present.scatter_(1, colours, 1).sum(dim=1)) == 5
         sarah = full & one_colour
@@ -630,7 +633,7 @@ class BatchedHocusPocus:
             return
         state.spell_context = torch.where(rows, flow.context, state.spell_context)
         in_deck = state.spell_location == DECK
-        empty = rows & ~in_deck.any(dim=1)
+        empty = rows & ~any_along(in_deck, 1)
         if bool(empty.any()):
             discarded = empty[:, None] & (state.spell_location == DISCARD)
             keys = torch.rand(state.spell_position.shape, generator=generator, device=self.device)
@@ -707,7 +710,7 @@ class BatchedHocusPocus:
         chosen = ascending | by_height
         rank = torch.where(ascending, ascending.long().cumsum(dim=1) - 1, order)
         self._discard_tops(state, chosen, rank, sizes)
-        return chosen.any(dim=1)
+        return any_along(chosen, 1)
 
     def _discard_tops(
         self, state: BatchedState, chosen: torch.Tensor, rank: torch.Tensor, sizes: torch.Tensor
@@ -752,7 +755,7 @@ class BatchedHocusPocus:
         n = self.num_players
         clockwise = (state.turn[:, None] + self.seats) % n
         queued = state.queue.gather(1, clockwise)
-        return queued.any(dim=1), clockwise.gather(1, queued.long().argmax(dim=1)[:, None])[:, 0]
+        return any_along(queued, 1), clockwise.gather(1, queued.long().argmax(dim=1)[:, None])[:, 0]
 
     def _next_spell_discard(self, state: BatchedState, flow: Flow) -> None:
         """Oh, Look! / Fly, My Pretty: each queued player discards a card of their choice
@@ -765,7 +768,7 @@ class BatchedHocusPocus:
             flow.finish |= going & ~has
             going = going & has
             state.queue &= ~(going[:, None] & (self.seats == seat[:, None]))
-            holds = self.hand_of(state, seat).any(dim=1)
+            holds = any_along(self.hand_of(state, seat), 1)
             wait = going & holds
             state.actor = torch.where(wait, seat, state.actor)
             state.phase = torch.where(wait, SPELL_DISCARD, state.phase)
@@ -786,7 +789,7 @@ class BatchedHocusPocus:
         state.phase = torch.where(wait, SPELL_PASS, state.phase)
         state.queue &= ~(wait[:, None] & (self.seats == seat[:, None]))
         done = rows & ~has
-        chosen = done[:, None] & ((state.set_aside[:, :, None] == self.cards).any(dim=1))  # [B, 50]
+        chosen = done[:, None] & any_along(state.set_aside[:, :, None] == self.cards, 1)  # [B, 50]
         self._pass_left(state, chosen)
         state.set_aside = torch.where(done[:, None], -1, state.set_aside)
         flow.finish |= done
@@ -808,7 +811,7 @@ class BatchedHocusPocus:
         state.actor = torch.where(going, state.turn, state.actor)
         book = going & (state.spell_context == AFTER_SPELL_BOOK)
         flow.end_turn_after(book, True)
-        empty = ~self.hand_of(state, state.turn).any(dim=1)
+        empty = ~any_along(self.hand_of(state, state.turn), 1)
         draw_one = going & ~book & ((state.spell_context == AFTER_EMPTY_HAND) | empty)
         drew = self._forced_draw(state, draw_one, state.turn, torch.ones_like(state.turn))
         flow.end_turn_after(drew, True)
@@ -845,7 +848,7 @@ class BatchedHocusPocus:
         one = rows & ~finish
         self._move_card(state, one, card, torch.full_like(a, DISCARD))
         state.count = state.count + one.long()
-        emptied = one & ~self.hand_of(state, seat).any(dim=1)
+        emptied = one & ~any_along(self.hand_of(state, seat), 1)
         drew = self._forced_draw(state, finish | emptied, seat, state.count)
         flow.end_turn_after(drew, True)
 
