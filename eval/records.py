@@ -10,10 +10,12 @@ end line, all plain JSON objects (``json.loads`` reads every line; nothing is pi
     {"end": {"steps": 93, "returns": [...], "terminated": true, "truncated": false,
              "info": [{...}, ...], "state_sha256": "…"}}
 
-A step line holds the acting seat ``s``, the action index ``a`` and its name ``n``; ``r`` (every
-seat's reward of that step) only when one is not zero; ``e`` (the public events the step added to
-the table's log, as the renderers show them) only when there are some; and ``h`` (the first 16
-hex digits of the sha256 of ``state()`` as float32 bytes) after every ``CHECKPOINT``-th step.
+Steps are counted from 1 (step k is the k-th decision; the viewer's step k shows the table after
+it). A step line holds the acting seat ``s``, the action index ``a`` and its name ``n``; ``r``
+(every seat's reward of that step) only when one is not zero; ``e`` (the public events the step
+added to the table's log, as the renderers show them) only when there are some; and ``h`` (the
+first 16 hex digits of the sha256 of ``state()`` as float32 bytes) after every
+``CHECKPOINT``-th step.
 ``agents`` names who sat in each seat (agent specs, or ``human``), ``meta`` is free-form (the
 evaluation lineup, why the game was kept). The env id is never assumed: it comes from the record.
 
@@ -74,14 +76,19 @@ class GameRecord:
         objects = [self.header, *self.steps, {"end": self.end}]
         return [json.dumps(o, separators=(",", ":"), default=jsonable) for o in objects]
 
-    def line_of(self, step: int | None) -> int | None:
-        """File line of ``step`` (``None``: the header; ``len(steps)``: the end line)."""
+    def line_of(self, index: int | None) -> int | None:
+        """File line of the decision at ``index`` (from 0; ``None``: the header;
+        ``len(steps)``: the end line)."""
         if not self.lines:
             return None
-        return self.lines[0 if step is None else min(step + 1, len(self.lines) - 1)]
+        return self.lines[0 if index is None else min(index + 1, len(self.lines) - 1)]
 
-    def error(self, step: int | None, problem: str) -> RecordError:
-        return RecordError(self.source, self.line_of(step), step, problem)
+    def error(self, index: int | None, problem: str) -> RecordError:
+        """A :class:`RecordError` at the decision ``index`` (from 0; ``None``: the header;
+        ``len(steps)``: the end line, reported as after the last step). Steps are counted
+        from 1, as the viewer and ``eval.replay`` count them."""
+        step = None if index is None else min(index + 1, len(self.steps))
+        return RecordError(self.source, self.line_of(index), step, problem)
 
 
 def jsonable(value: Any) -> Any:
@@ -291,7 +298,7 @@ def parse_games(lines: Iterable[str], source: str = "<memory>") -> list[GameReco
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as err:
-            step = len(game.steps) if game else None
+            step = len(game.steps) + 1 if game else None
             raise RecordError(source, number, step, f"not valid JSON ({err.msg})") from None
         if game is None:
             problem = _header_problem(obj)
@@ -307,7 +314,7 @@ def parse_games(lines: Iterable[str], source: str = "<memory>") -> list[GameReco
         else:
             problem = _step_problem(obj)
             if problem:
-                raise RecordError(source, number, len(game.steps), problem)
+                raise RecordError(source, number, len(game.steps) + 1, problem)
             game.steps.append(obj)
             game.lines.append(number)
     if game is not None:

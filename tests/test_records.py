@@ -155,12 +155,12 @@ def test_an_illegal_action_is_reported_with_line_and_step(record_file):
     step["a"] = illegal
     rewrite(path, [lines[0], json.dumps(step), *lines[2:]])
     game = records.read_games(path)[0]
-    with pytest.raises(records.RecordError, match=r"line 2, step 0: action \d+ is illegal"):
+    with pytest.raises(records.RecordError, match=r"line 2, step 1: action \d+ is illegal"):
         records.check(game)
 
 
 def test_an_edited_action_is_caught(record_file):
-    """Another legal action at step 0 changes its name, rewards, events or later steps."""
+    """Another legal action at the first step changes its name, rewards, events or later steps."""
     path, lines = record_file
     env = envs.make(envs.ids()[0], num_players=3)
     env.reset(seed=5)
@@ -177,7 +177,7 @@ def test_an_edited_reward_is_caught_at_its_step(record_file):
     step = json.loads(lines[3])
     step["r"] = [5.0, 0.0, 0.0]
     rewrite(path, [*lines[:3], json.dumps(step), *lines[4:]])
-    with pytest.raises(records.RecordError, match=r"line 4, step 2: rewards .* differ"):
+    with pytest.raises(records.RecordError, match=r"line 4, step 3: rewards .* differ"):
         records.check(records.read_games(path)[0])
 
 
@@ -194,10 +194,10 @@ def test_an_edited_final_hash_is_caught(record_file):
 def test_bad_json_and_bad_fields_name_the_line(record_file):
     path, lines = record_file
     rewrite(path, [lines[0], "{not json", *lines[2:]])
-    with pytest.raises(records.RecordError, match="line 2, step 0: not valid JSON"):
+    with pytest.raises(records.RecordError, match="line 2, step 1: not valid JSON"):
         records.read_games(path)
     rewrite(path, [lines[0], '{"s": 0, "a": "x", "n": "?"}', *lines[2:]])
-    with pytest.raises(records.RecordError, match="line 2, step 0: step field 'a' must be"):
+    with pytest.raises(records.RecordError, match="line 2, step 1: step field 'a' must be"):
         records.read_games(path)
     rewrite(path, ['{"hello": 1}'])
     with pytest.raises(records.RecordError, match="line 1: expected a game header"):

@@ -85,7 +85,7 @@ def test_a_game_that_does_not_replay_is_listed_with_its_error(recorded, tmp_path
     unreadable.write_text("\n".join(lines[:5]) + "\n")
     data = viewer.page_data([bad, unreadable])
     first = data["games"][0]
-    assert "bad.jsonl, line 4, step 2: rewards" in first["error"] and first["text"] == []
+    assert "bad.jsonl, line 4, step 3: rewards" in first["error"] and first["text"] == []
     assert [g["error"] for g in data["games"][1:-1]] == [None] * (len(data["games"]) - 2)
     assert "cut.jsonl, line 5" in data["games"][-1]["error"]
     assert "truncated" in data["games"][-1]["error"]

@@ -164,7 +164,7 @@ def test_a_game_that_cannot_be_drawn_shows_a_readable_error(page, tmp_path):
     html = viewer.write_page([path], tmp_path / "p.html")
     page.goto(html.resolve().as_uri())
     assert page.is_visible("#error") and page.is_hidden("#board")
-    assert "g.jsonl, line 3, step 1: action 10000 is illegal" in page.inner_text("#error")
+    assert "g.jsonl, line 3, step 2: action 10000 is illegal" in page.inner_text("#error")
     page.select_option("#game", "1")
     assert page.is_hidden("#error")
     check_drawn(page, games[1], 0, None)
