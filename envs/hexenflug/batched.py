@@ -393,8 +393,7 @@ class BatchedHexenflug:
     def _relative(self, table: torch.Tensor, me: torch.Tensor) -> torch.Tensor:
         """``[B, n, ...]`` per-seat ``table`` seen from ``me`` (0 = me, 1 = next seat clockwise)."""
         order = (me[:, None] + self.seats) % self.num_players
-        index = order.view(*order.shape, *([1] * (table.dim() - 2))).expand_as(table)
-        return table.gather(1, index)
+        return table[torch.arange(len(me), device=self.device)[:, None], order]
 
     def _write_public(self, out: torch.Tensor, state: BatchedState, me: torch.Tensor) -> None:
         """Write the public fields seen from ``me`` into ``out`` (zeros), by the named slices of
