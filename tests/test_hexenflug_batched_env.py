@@ -120,10 +120,12 @@ def test_game_length_and_winners_match_the_reference():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", ["random", "heuristic"])
-@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize(
+    "n, policy", [(2, "random"), (3, "random"), (4, "random"), (5, "random"), (2, "heuristic")]
+)
 def test_game_length_and_winners_match_the_reference_at_scale(n, policy):
-    """Distributions over 10^4 games a side."""
+    """Distributions over 10^4 games a side (the reference heuristics take ~20 minutes a case,
+    so heuristic play is checked at 2 players)."""
     compare_distributions(n, policy, 10_000)
 
 
