@@ -1,8 +1,9 @@
-"""Batched Headless Horseman baselines: observation and mask tensors in, one action per game out.
+"""Batched Headless Horseman heuristics: observation and mask tensors in, one action per game out.
 
-Each policy follows its reference agent exactly: :class:`BatchedFocal` picks the action
-``agents.headless_horseman_heuristic.HeadlessHorsemanHeuristic`` picks on the same observation,
-:class:`BatchedRandom` draws uniformly among the legal actions as ``RandomAgent`` does.
+:class:`BatchedFocal` picks the action ``agents.headless_horseman_heuristic``'s
+``HeadlessHorsemanHeuristic`` picks on the same observation (``tests/test_headless_horseman_
+batched.py``). Random play is the shared ``agents.batched.BatchedRandom``; ``HEURISTICS`` is what
+``agents.batched.make_batched_agent`` looks up.
 """
 
 from __future__ import annotations
@@ -20,30 +21,6 @@ from agents.headless_horseman_heuristic import (
 from envs.headless_horseman import components as C
 
 
-class BatchedRandom:
-    """Uniformly random legal actions from a seeded ``torch.Generator``."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None, device: Any = "cpu") -> None:
-        self.generator = torch.Generator(device=device)
-        self.reset(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is None:
-            self.generator.seed()
-        else:
-            self.generator.manual_seed(seed)
-
-    def act(
-        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
-    ) -> torch.Tensor:
-        """``[B]`` int64: a uniformly random legal action per game (the largest of uniform keys
-        over the legal actions)."""
-        keys = torch.rand(mask.shape, generator=self.generator, device=mask.device)
-        return torch.where(mask, keys, -1.0).argmax(dim=1)
-
-
 class BatchedFocal:
     """The focal heuristic (``heuristic:focal``) for B observations at once: every number's
     landing value from Ichabod's space (a table built with the reference's ``landing_value``),
@@ -52,7 +29,10 @@ class BatchedFocal:
 
     name = "heuristic:focal"
 
-    def __init__(self, seed: int | None = None, device: Any = "cpu") -> None:
+    def __init__(
+        self, num_players: int, device: Any = "cpu", generator: torch.Generator | None = None
+    ) -> None:
+        """The same for every player count; the heuristic draws no chance (no generator)."""
         spaces = C.BOARD.bridge + 1
         values = [
             [landing_value(p, top) for top in range(1, C.NUM_TOPS + 1)] for p in range(spaces)
@@ -62,9 +42,6 @@ class BatchedFocal:
         bottoms = torch.tensor([C.bottom_of(c) for c in range(C.NUM_CARDS)], device=device)
         self.speed_icon = bottoms == C.SPEED_ICON
         self.bottom = bottoms.double()
-
-    def reset(self, seed: int | None = None) -> None:
-        """No memory between decisions and no chance."""
 
     def act(
         self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
@@ -80,3 +57,6 @@ class BatchedFocal:
         score = value + MATCH_BONUS * in_row[:, self.card_top] - cost
         score = torch.cat([score, torch.zeros_like(score[:, :1])], dim=1)
         return torch.where(mask, score, -torch.inf).argmax(dim=1)
+
+
+HEURISTICS = {"focal": BatchedFocal}

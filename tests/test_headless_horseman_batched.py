@@ -20,6 +20,8 @@ import pytest
 import torch
 
 import envs
+from agents.batched import BatchedRandom, make_batched_agent
+from agents.headless_horseman_batched import BatchedFocal
 from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
@@ -315,10 +317,10 @@ def play_reference(n: int, policy, games: int, seed: int) -> np.ndarray:
 def play_batched(n: int, agent: str, games: int, seed: int) -> np.ndarray:
     """``[games, 3]``: agent-steps, won, scares of the first game of each of ``games`` rows
     (one game per row: games that end early are not over-counted)."""
-    from agents.headless_horseman_batched import BatchedFocal, BatchedRandom
-
     benv = envs.make_batched(ENV, num_players=n, batch_size=games)
-    policy = (BatchedRandom if agent == "random" else BatchedFocal)(seed=seed)
+    policy = (BatchedRandom if agent == "random" else BatchedFocal)(
+        n, benv.device, torch.Generator().manual_seed(seed)
+    )
     out = benv.reset(seed=seed)
     result = torch.zeros(games, 3)
     finished = torch.zeros(games, dtype=torch.bool)
@@ -465,8 +467,6 @@ def test_a_batch_of_4096_fits_in_two_gib():
 def test_batched_focal_picks_the_reference_heuristics_action(config):
     """``BatchedFocal`` on a batch of observations (from random and heuristic play) picks what
     ``heuristic:focal`` picks on each one."""
-    from agents.headless_horseman_batched import BatchedFocal
-
     n, options = config
     env = envs.make(ENV, num_players=n, **options).unwrapped
     observations, masks = [], []
@@ -475,7 +475,7 @@ def test_batched_focal_picks_the_reference_heuristics_action(config):
             observations.append(env.encoder.observe(before, before.actor))
             masks.append(env.rules.legal_mask(before))
     expected = [HEURISTIC.act(o, m) for o, m in zip(observations, masks, strict=True)]
-    got = BatchedFocal(seed=0).act(
+    got = BatchedFocal(n, torch.device("cpu")).act(
         torch.tensor(np.array(observations)),
         torch.tensor(np.array(masks)).bool(),
         torch.zeros(len(masks), dtype=torch.int64),
@@ -485,14 +485,16 @@ def test_batched_focal_picks_the_reference_heuristics_action(config):
 
 def test_batched_random_is_uniform_over_the_legal_actions():
     """``BatchedRandom`` draws every legal action equally often (as ``RandomAgent``) and never
-    an illegal one; the same seed gives the same actions."""
-    from agents.headless_horseman_batched import BatchedRandom
+    an illegal one, on this game's masks; the same seed gives the same actions."""
+
+    def seeded(seed: int) -> BatchedRandom:
+        return BatchedRandom(3, torch.device("cpu"), torch.Generator().manual_seed(seed))
 
     mask = torch.zeros(20_000, 31, dtype=torch.bool)
     mask[:, [0, 7, 13, 29]] = True
     mask[::2, 30] = True  # half the rows have a fifth legal action
     seat = torch.zeros(20_000, dtype=torch.int64)
-    actions = BatchedRandom(seed=3).act(torch.zeros(20_000, 313), mask, seat)
+    actions = seeded(3).act(torch.zeros(20_000, 313), mask, seat)
     assert mask.gather(1, actions[:, None]).all()
     for rows, legal in (
         (slice(1, None, 2), [0, 7, 13, 29]),
@@ -502,5 +504,15 @@ def test_batched_random_is_uniform_over_the_legal_actions():
         expected = 10_000 / len(legal)
         sigma = math.sqrt(expected * (1 - 1 / len(legal)))
         assert ((counts - expected).abs() < 4 * sigma).all(), counts
-    again = BatchedRandom(seed=3).act(torch.zeros(20_000, 313), mask, seat)
+    again = seeded(3).act(torch.zeros(20_000, 313), mask, seat)
     assert torch.equal(actions, again)
+
+
+def test_batched_agent_specs_build_this_games_policies():
+    """``heuristic:focal`` and ``random`` have batched forms for this game."""
+    generator = torch.Generator().manual_seed(0)
+    device = torch.device("cpu")
+    assert isinstance(
+        make_batched_agent("heuristic:focal", ENV, 3, device, generator), BatchedFocal
+    )
+    assert isinstance(make_batched_agent("random", ENV, 3, device, generator), BatchedRandom)
