@@ -47,6 +47,25 @@ def test_batched_heuristics_choose_the_reference_action(n):
         assert mask.gather(1, chosen[:, None]).all()
 
 
+def test_batched_random_draws_uniformly_among_legal_actions():
+    """``random`` (agents.batched.BatchedRandom, shared by every game) matches RandomAgent's
+    distribution: on the widest mask of 200 Hexenflug states, repeated 20,000 times, every legal
+    action's frequency lies within 3.5 standard errors of 1 / (number of legal actions), and no
+    illegal one is drawn."""
+    rules, encoder, game = engines(3, {})
+    masks = game.legal_mask(
+        from_reference(reference_states(rules, encoder, "random", 200, 1), game)
+    )
+    mask = masks[masks.sum(1).argmax()].expand(20_000, -1)
+    chosen = BatchedRandom(3, CPU, torch.Generator().manual_seed(0)).act(None, mask, None)
+    counts = torch.bincount(chosen, minlength=mask.shape[1])
+    legal = mask[0].nonzero().flatten()
+    p = 1 / len(legal)
+    half = 3.5 * (p * (1 - p) / 20_000) ** 0.5
+    assert len(legal) >= 3 and counts[legal].sum() == 20_000
+    assert ((counts[legal] / 20_000 - p).abs() <= half).all()
+
+
 def test_heuristics_are_registered_by_name():
     assert set(HEURISTICS) == {"cautious", "greedy"}
 
