@@ -95,7 +95,7 @@ def check_transitions(
         legal = np.flatnonzero(rules.legal_mask(s))
         picked = rng.choice(legal, min(per_state, len(legal)), replace=False)
         pairs += [(s, int(a)) for a in sorted(picked)]
-    batch = from_reference([s for s, _ in pairs], game)
+    batch = from_reference([s for s, _ in pairs], CPU)
     mask_before = game.legal_mask(batch)
     actions = torch.tensor([a for _, a in pairs])
     generator = torch.Generator().manual_seed(seed)
@@ -128,11 +128,11 @@ def test_conversion_round_trip_is_lossless(n):
     rules, encoder, game = engines(n, OPTION_SETS[n % len(OPTION_SETS)])
     states = reference_states(rules, encoder, "random", 100, seed=n)
     states += reference_states(rules, encoder, "heuristic", 100, seed=n)
-    batch = from_reference(states, game)
+    batch = from_reference(states, CPU)
     for row, state in enumerate(states):
         back = to_reference(batch, row, state.rng)
         assert canonical(back) == canonical(state)
-        again = from_reference([back], game)
+        again = from_reference([back], CPU)
         assert all(torch.equal(getattr(again, f)[0], getattr(batch, f)[row]) for f in vars(again))
 
 

@@ -37,7 +37,7 @@ def test_batched_heuristics_choose_the_reference_action(n):
     rules, encoder, game = engines(n, {"beginner_crash_rule": n % 2 == 1})
     states = reference_states(rules, encoder, "random", 300, seed=n)
     states += reference_states(rules, encoder, "heuristic", 300, seed=n)
-    batch = from_reference(states, game)
+    batch = from_reference(states, CPU)
     seat = game.acting_seat(batch)
     obs, mask = game.observe(batch, seat), game.legal_mask(batch)
     for reference, batched in ((cautious(), BatchedCautious), (greedy(), BatchedGreedy)):
@@ -53,9 +53,7 @@ def test_batched_random_draws_uniformly_among_legal_actions():
     action's frequency lies within 3.5 standard errors of 1 / (number of legal actions), and no
     illegal one is drawn."""
     rules, encoder, game = engines(3, {})
-    masks = game.legal_mask(
-        from_reference(reference_states(rules, encoder, "random", 200, 1), game)
-    )
+    masks = game.legal_mask(from_reference(reference_states(rules, encoder, "random", 200, 1), CPU))
     mask = masks[masks.sum(1).argmax()].expand(20_000, -1)
     chosen = BatchedRandom(3, CPU, torch.Generator().manual_seed(0)).act(None, mask, None)
     counts = torch.bincount(chosen, minlength=mask.shape[1])

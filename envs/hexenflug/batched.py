@@ -76,7 +76,6 @@ class BatchedHexenflug:
     cooperative = False
 
     def __init__(self, rules: HexenflugRules, device: torch.device) -> None:
-        self.rules = rules
         self.num_players = n = rules.num_players
         self.device = device
         self.books_per_colour = rules.books_per_colour
@@ -205,7 +204,7 @@ class BatchedHexenflug:
         mask[:, A.LAND : A.LAND + K] = fly[:, None] & self.landing_colours(state, layout)
         rows = (phase == EXAMINE).nonzero().squeeze(1)
         hand, owned = state.hands[rows, state.turn[rows]], state.books[rows, state.turn[rows]]
-        mask[rows, A.EXAMINE : A.EXAMINE + K] = _examinable(hand, owned, self.values)
+        mask[rows, A.EXAMINE : A.EXAMINE + K] = _examinable(hand, owned)
         mask[rows, A.SKIP] = True
         rows = (phase == CAT_DISCARD).nonzero().squeeze(1)
         mask[rows, A.CHOOSE : A.CHOOSE + N] = state.hands[rows, state.actor[rows]]
@@ -452,7 +451,7 @@ def _onehot(index: torch.Tensor, size: int) -> torch.Tensor:
     return index[:, None] == torch.arange(size, device=index.device)
 
 
-def _counts(cards: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _counts(cards: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """For multi-hot ``cards`` ``[B, 75]``: per colour and split value m = 1..15, ``[B, 5, 15]``
     how many cards are at most m, and whether any card is above m."""
     upto = cards.view(-1, K, V).cumsum(-1, dtype=I32)
@@ -460,16 +459,15 @@ def _counts(cards: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, to
     return upto, above
 
 
-def _examinable(hand: torch.Tensor, owned: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+def _examinable(hand: torch.Tensor, owned: torch.Tensor) -> torch.Tensor:
     """Examination: ``[B, 5]`` whether a valid examination of each colour can be built from
     ``hand`` (``rules._completable`` with nothing chosen, vectorised over the split value m: at
     least one card of the colour at most m, plus one joker per other owned colour above m,
     reach 3)."""
-    upto, above = _counts(hand, values)
+    upto, above = _counts(hand)
     free_colour = (owned > 0)[:, :, None] & above  # [B, 5 (k), 15 (m)]
-    free_others = free_colour.sum(1, keepdim=True, dtype=I32) - free_colour.to(
-        I32
-    )  # [B, 5 (colour), 15]
+    # [B, 5 (colour), 15 (m)]: the owned colours other than this one with a card above m
+    free_others = free_colour.sum(1, keepdim=True, dtype=I32) - free_colour.to(I32)
     ok = (upto >= 1) & (upto + free_others >= 3)
     return ok.any(-1)
 
@@ -505,7 +503,7 @@ def _exam_choices(
     used = (per_colour > 0) & ~examined
     usable = (owned > 0) & ~examined & ~used  # [B, 5]
     rest = hand & ~exam_cards
-    upto, above = _counts(rest, values)
+    upto, above = _counts(rest)
     free_colour = usable[:, :, None] & above  # [B, 5, 15]
     free = free_colour.sum(1, dtype=I32)  # [B, 15]
     e = own[:, None] + (upto * examined[:, :, None]).sum(1, dtype=I32)  # [B, 15]
@@ -540,9 +538,10 @@ def _exam_choices(
 
 
 # --------------------------------------------------------------------- conversion
-def from_reference(states: list[State], game: BatchedHexenflug) -> BatchedState:
-    """Rows of reference states (the inverse of :func:`to_reference`)."""
-    n, dev = game.num_players, game.device
+def from_reference(states: list[State], device: torch.device | str) -> BatchedState:
+    """Rows of reference states of one player count, on ``device`` (the inverse of
+    :func:`to_reference`)."""
+    n, dev = len(states[0].hands), torch.device(device)
 
     def multihot(lists: list[list[int]]) -> torch.Tensor:
         out = np.zeros((len(lists), N), bool)
