@@ -251,9 +251,10 @@ class BatchedEnv:
             for r in rows[:5]
         )
         more = f" and {len(rows) - 5} more rows" if len(rows) > 5 else ""
+        named = f"rows {rows[:20]}" + (f" ({len(rows)} rows in all)" if len(rows) > 20 else "")
         raise IllegalActionError(
-            [int(actions[r]) for r in rows],
-            f"rows {rows[:20]}",
+            [int(actions[r]) for r in rows[:20]],
+            named,
             "batched step",
             [shown + more],
         )
