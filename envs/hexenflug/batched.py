@@ -241,9 +241,9 @@ class BatchedHexenflug:
         self._resolve_drawn(state, place, display, crash, a == A.CRASH_KEEP)
         self._cat_discard(state, cat, card)
         state.exam_colour = torch.where(start_exam, a - A.EXAMINE, state.exam_colour)
-        state.exam_cards &= ~start_exam[:, None]
         state.phase = torch.where(start_exam, EXAM_BUILD, state.phase)
-        state.exam_cards |= choose[:, None] & _onehot(card, N)
+        b = _indices(choose)
+        state.exam_cards[b, card[b]] = True
         self._end_turn(state, skip)
         self._examine(state, finish)
         self._draw(state, draw, generator)
@@ -251,9 +251,9 @@ class BatchedHexenflug:
 
     def _take(self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor) -> None:
         """Flying: take a display card (not one you added this turn) into your layout."""
-        chosen = rows[:, None] & _onehot(card, N)
-        state.display &= ~chosen
-        _seat_update(state.layouts, state.turn, lambda row: row | chosen)
+        b = _indices(rows)
+        state.display[b, card[b]] = False
+        state.layouts[b, state.turn[b], card[b]] = True
 
     def _draw(self, state: BatchedState, rows: torch.Tensor, generator: torch.Generator) -> None:
         """Flying: draw one card. A black cat makes every player with six or more cards discard
@@ -263,7 +263,7 @@ class BatchedHexenflug:
         state.pile_size = state.pile_size - rows.long()
         state.drawn = torch.where(rows, card, state.drawn)
         state.phase = torch.where(rows, DRAWN, state.phase)
-        state.drew |= rows
+        state.drew = state.drew | rows
         self._replenish(state, rows & (state.pile_size == 0), generator)
         cat = rows & (self.value[card] == C.BLACK_CAT_VALUE) & (state.phase != OVER)
         state.cat_queue = torch.where(cat, self.num_players, state.cat_queue)
@@ -276,34 +276,34 @@ class BatchedHexenflug:
         ends at once."""
         empty = rows & ~state.discard.any(1)
         state.phase = torch.where(empty, OVER, state.phase)
-        index = (rows & ~empty).nonzero().squeeze(1)
-        discard = state.discard[index]
+        b = _indices(rows & ~empty)
+        discard = state.discard[b]
         keys = torch.rand(discard.shape, generator=generator, device=self.device)
-        order = torch.where(discard, keys, 2.0).argsort(dim=1)
-        state.draw_pile[index] = order
-        state.pile_size[index] = discard.sum(1)
-        state.discard[index] = False
+        state.draw_pile[b] = torch.where(discard, keys, 2.0).argsort(dim=1)
+        state.pile_size[b] = discard.sum(1)
+        state.discard[b] = False
 
     def _next_cat_discard(self, state: BatchedState, rows: torch.Tensor) -> None:
         """The next seat of the black-cat queue holding six or more cards discards; with none
         left, the drawn cat is resolved by the turn player."""
-        n = self.num_players
-        order = (state.turn[:, None] + self.seats) % n  # [B, n] the round from the turn player
-        sizes = state.hands.sum(-1, dtype=I32).gather(1, order)
-        waiting = (self.seats >= n - state.cat_queue[:, None]) & (sizes > C.HAND_LIMIT_ON_CAT)
+        n, b = self.num_players, _indices(rows)
+        turn = state.turn[b]
+        order = (turn[:, None] + self.seats) % n  # the round from the turn player
+        sizes = state.hands[b].sum(-1, dtype=I32).gather(1, order)
+        queued = self.seats >= n - state.cat_queue[b][:, None]
+        waiting = queued & (sizes > C.HAND_LIMIT_ON_CAT)
         found = waiting.any(1)
         first = (waiting.cumsum(1, dtype=I32) == 0).sum(1, dtype=I32).long().clamp(max=n - 1)
-        discards = rows & found
-        state.cat_queue = torch.where(rows, torch.where(found, n - first, 0), state.cat_queue)
         seat = order.gather(1, first[:, None]).squeeze(1)
-        state.actor = torch.where(rows, torch.where(found, seat, state.turn), state.actor)
-        state.phase = torch.where(discards, CAT_DISCARD, torch.where(rows, DRAWN, state.phase))
+        state.cat_queue = state.cat_queue.index_put((b,), torch.where(found, n - first, 0))
+        state.actor = state.actor.index_put((b,), torch.where(found, seat, turn))
+        state.phase = state.phase.index_put((b,), torch.where(found, CAT_DISCARD, DRAWN))
 
     def _cat_discard(self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor) -> None:
         """Black Cat Cards: the acting seat discards one chosen card."""
-        chosen = rows[:, None] & _onehot(card, N)
-        _seat_update(state.hands, state.actor, lambda hand: hand & ~chosen)
-        state.discard |= chosen
+        b = _indices(rows)
+        state.hands[b, state.actor[b], card[b]] = False
+        state.discard[b, card[b]] = True
         self._next_cat_discard(state, rows)
 
     def _resolve_drawn(
@@ -315,51 +315,51 @@ class BatchedHexenflug:
         keep: torch.Tensor,
     ) -> None:
         """After Drawing a Card: place it, add it to the display (once a turn), or crash."""
-        drawn = _onehot(state.drawn, N)
-        _seat_update(state.layouts, state.turn, lambda row: row | (place[:, None] & drawn))
-        shown = display[:, None] & drawn
-        state.display |= shown
-        state.added |= shown
-        state.displayed |= display
+        b = _indices(place)
+        state.layouts[b, state.turn[b], state.drawn[b]] = True
+        b = _indices(display)
+        state.display[b, state.drawn[b]] = True
+        state.added[b, state.drawn[b]] = True
+        state.displayed = state.displayed | display
         state.phase = torch.where(place | display, FLY, state.phase)
-        self._crash(state, crash, keep & crash, drawn)
+        self._crash(state, crash, keep & crash)
         state.drawn = torch.where(place | display | crash, -1, state.drawn)
 
-    def _crash(
-        self, state: BatchedState, rows: torch.Tensor, keep: torch.Tensor, drawn: torch.Tensor
-    ) -> None:
+    def _crash(self, state: BatchedState, rows: torch.Tensor, keep: torch.Tensor) -> None:
         """Crash: the drawn card (unless kept by the beginner rule) and the layout row of its
         colour are discarded; the turn ends."""
-        colour = self.colour[state.drawn.clamp(min=0)]
-        row_cards = (self.colour == colour[:, None]) & rows[:, None]  # [B, 75]
-        lost = self._turn_rows(state.layouts, state.turn) & row_cards
-        state.discard |= lost | ((rows & ~keep)[:, None] & drawn)
-        _seat_update(state.layouts, state.turn, lambda row: row & ~lost)
-        _seat_update(state.hands, state.turn, lambda hand: hand | (keep[:, None] & drawn))
-        state.crashes += rows.long()
+        b = _indices(rows)
+        turn, card = state.turn[b], state.drawn[b]
+        lost = state.layouts[b, turn] & (self.colour == self.colour[card][:, None])
+        state.discard[b] |= lost
+        state.layouts[b, turn] &= ~lost
+        kept = keep[b]
+        state.hands[b, turn, card] |= kept
+        state.discard[b, card] |= ~kept
+        state.crashes = state.crashes + rows.long()
         self._end_turn(state, rows)
 
     def _land(self, state: BatchedState, rows: torch.Tensor, colour: torch.Tensor) -> None:
         """Landing: the chosen layout row goes to the hand; then the Examination."""
-        row_cards = (self.colour == colour[:, None]) & rows[:, None]
-        moved = self._turn_rows(state.layouts, state.turn) & row_cards
-        _seat_update(state.hands, state.turn, lambda hand: hand | moved)
-        _seat_update(state.layouts, state.turn, lambda row: row & ~moved)
+        b = _indices(rows)
+        turn = state.turn[b]
+        moved = state.layouts[b, turn] & (self.colour == colour[b][:, None])
+        state.hands[b, turn] |= moved
+        state.layouts[b, turn] &= ~moved
         state.phase = torch.where(rows, EXAMINE, state.phase)
 
     def _examine(self, state: BatchedState, rows: torch.Tensor) -> None:
         """Examination: discard 3/4/5 chosen cards, take 1/2/3 Spellbooks of the colour (as many
         as are left). The game ends when enough colours are exhausted."""
-        cards = rows[:, None] & state.exam_cards
-        _seat_update(state.hands, state.turn, lambda hand: hand & ~cards)
-        state.discard |= cards
-        colour = _onehot(state.exam_colour, K) & rows[:, None]  # [B, 5]
-        left = (state.supply * colour).sum(1, dtype=I32)
-        earned = colour * torch.minimum(cards.sum(1, dtype=I32) - 2, left).clamp(min=0)[:, None]
-        state.supply -= earned
-        _seat_update(state.books, state.turn, lambda owned: owned + earned)
+        b = _indices(rows)
+        turn, colour, cards = state.turn[b], state.exam_colour[b], state.exam_cards[b]
+        state.hands[b, turn] &= ~cards
+        state.discard[b] |= cards
+        earned = torch.minimum(cards.sum(1, dtype=I32) - 2, state.supply[b, colour])
+        state.supply[b, colour] -= earned
+        state.books[b, turn, colour] += earned
         state.exam_colour = torch.where(rows, -1, state.exam_colour)
-        state.exam_cards &= ~rows[:, None]
+        state.exam_cards[b] = False
         over = rows & ((state.supply == 0).sum(1, dtype=I32) >= self.exhausted_to_end)
         state.phase = torch.where(over, OVER, state.phase)
         self._end_turn(state, rows & ~over)
@@ -368,11 +368,11 @@ class BatchedHexenflug:
         following = (state.turn + 1) % self.num_players
         state.turn = torch.where(rows, following, state.turn)
         state.actor = torch.where(rows, following, state.actor)
-        state.displayed &= ~rows
-        state.drew &= ~rows
-        state.added &= ~rows[:, None]
+        state.displayed = state.displayed & ~rows
+        state.drew = state.drew & ~rows
+        state.added[_indices(rows)] = False
         state.phase = torch.where(rows, FLY, state.phase)
-        state.turns += rows.long()
+        state.turns = state.turns + rows.long()
 
     def _rewards(self, state: BatchedState) -> torch.Tensor:
         """``[B, n]``: 0 until the game is over; then ±1 by winners (or the score margin)."""
@@ -440,10 +440,9 @@ class BatchedHexenflug:
         return out
 
 
-def _seat_update(table: torch.Tensor, seat: torch.Tensor, change) -> None:
-    """``table[b, seat[b]] = change(table[b, seat[b]])`` for every row ``b``, in place."""
-    rows = torch.arange(len(seat), device=seat.device)
-    table[rows, seat] = change(table[rows, seat])
+def _indices(rows: torch.Tensor) -> torch.Tensor:
+    """The indices of the ``True`` rows (the rules of a rare branch touch only those)."""
+    return rows.nonzero().squeeze(1)
 
 
 def _onehot(index: torch.Tensor, size: int) -> torch.Tensor:
