@@ -66,24 +66,29 @@ def reference_games(n: int, policy: str, games: int, seed: int) -> np.ndarray:
     return np.array(rows, dtype=float)
 
 
-def assert_same_mean(a: np.ndarray, b: np.ndarray, what: str) -> None:
-    """The two means agree within the 95% interval of their difference."""
-    half = 1.96 * np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+def assert_same_mean(a: np.ndarray, b: np.ndarray, what: str, z: float = 1.96) -> None:
+    """The two means agree within the 95% interval of their difference (``z`` = 1.96)."""
+    half = z * np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
     assert abs(a.mean() - b.mean()) <= max(half, 1e-9), (what, a.mean(), b.mean(), half)
 
 
-def compare_distributions(n: int, policy: str, games: int) -> None:
+def compare_distributions(
+    n: int, policy: str, games: int, z: float = 1.96, figures: int = 3
+) -> None:
+    """The first ``figures`` of game length, stuns and win rate agree."""
     batched = batched_games(n, policy, games, seed=n)
     reference = reference_games(n, policy, games, seed=n)
-    for column, what in enumerate(("game length", "stuns", "win rate")):
-        assert_same_mean(batched[:, column], reference[:, column], what)
+    for column, what in enumerate(("game length", "stuns", "win rate")[:figures]):
+        assert_same_mean(batched[:, column], reference[:, column], what, z)
 
 
-@pytest.mark.parametrize("n, policy, games", [(4, "random", 200), (3, "heuristic", 120)])
+@pytest.mark.parametrize("n, policy, games", [(4, "random", 200), (3, "heuristic", 150)])
 def test_game_length_stuns_and_wins_match_the_reference(n, policy, games):
-    """Distributions over whole games (chance included): game length, stuns and team win rate
-    of random and greedy teams (the slow test plays 10^4 games a side at every player count)."""
-    compare_distributions(n, policy, games)
+    """Distributions over whole games (chance included): game length and stuns of random and
+    greedy teams. A few hundred games: 99% intervals and no win rate (a 10% event) here, so
+    that the default run is no lottery; the slow test compares all three over 10^4 games a
+    side at every player count with 95% intervals."""
+    compare_distributions(n, policy, games, z=2.58, figures=2)
 
 
 @pytest.mark.slow
@@ -161,13 +166,13 @@ def test_bad_configuration_raises_config_error(kwargs):
 def test_auto_reset_reports_final_rewards_and_stuns():
     """End of the Game: a finished game's last step reports its shared reward (+1 won, -1
     lost) and its stuns; the row then holds a fresh deal (turn 1, nobody stunned)."""
-    benv = envs.make_batched(ENV, num_players=2, batch_size=16, sunrise_steps=1)
+    benv = envs.make_batched(ENV, num_players=2, batch_size=12, sunrise_steps=1)
     from agents.hocus_pocus_batched import BatchedGreedy
 
     policy = BatchedGreedy(2, CPU, torch.Generator().manual_seed(0))
     out = benv.reset(seed=2)
     outcomes = set()
-    for _ in range(150):
+    for _ in range(120):
         out = benv.step(policy.act(out["observation"], out["action_mask"], out["seat"]))
         rows = out["done"].nonzero().flatten()
         if len(rows):
