@@ -396,19 +396,25 @@ class BatchedHexenflug:
 
     def _write_public(self, out: torch.Tensor, state: BatchedState, me: torch.Tensor) -> None:
         """Write the public fields seen from ``me`` into ``out`` (zeros), by the named slices of
-        ``encoding.py``'s layout; per-seat tables fill the first n of their 5 seats."""
-        n = self.num_players
+        ``encoding.py``'s layout; per-seat tables fill the first n of their 5 seats, one-hot
+        fields are ones put at their columns."""
+        n, offset = self.num_players, self.layout.offsets
 
         def field(name: str, per_seat: int = 0) -> torch.Tensor:
             view = out[:, self.layout[name]]
             return view.unflatten(1, (P, per_seat))[:, :n] if per_seat else view
 
-        hand_sizes = state.hands.sum(-1, dtype=I32)
-        field("phase").copy_(_onehot(state.phase, 6))
-        field("num_players")[:, n - 2] = 1.0
-        field("turn_player").copy_(_onehot((state.turn - me) % n, P))
-        field("actor").copy_(_onehot((state.actor - me) % n, P))
-        field("hand_sizes")[:, :n] = self._relative(hand_sizes, me) / N
+        ones = [
+            offset["phase"] + state.phase,
+            torch.full_like(me, offset["num_players"] + n - 2),
+            offset["turn_player"] + (state.turn - me) % n,
+            offset["actor"] + (state.actor - me) % n,
+        ]
+        out.scatter_(1, torch.stack(ones, 1), 1.0)
+        for name, index in (("drawn_card", state.drawn), ("exam_colour", state.exam_colour)):
+            b = _indices(index >= 0)
+            out[b, offset[name] + index[b]] = 1.0
+        field("hand_sizes")[:, :n] = self._relative(state.hands.sum(-1, dtype=I32), me) / N
         field("hands", N).copy_(self._relative(state.hands, me))
         field("layouts", N).copy_(self._relative(state.layouts, me))
         field("display").copy_(state.display)
@@ -416,11 +422,9 @@ class BatchedHexenflug:
         field("books", K).copy_(self._relative(state.books, me) / 9)
         field("supply").copy_(state.supply / 9)
         field("draw_pile_size")[:, 0] = state.pile_size / N
-        field("drawn_card").copy_(_onehot(state.drawn, N))
         field("displayed")[:, 0] = state.displayed
         field("drew")[:, 0] = state.drew
         field("added_to_display").copy_(state.added)
-        field("exam_colour").copy_(_onehot(state.exam_colour, K))
         field("exam_cards").copy_(state.exam_cards)
         field("scores")[:, :n] = self._relative(self.scores(state), me) / self.max_score
 
@@ -443,11 +447,6 @@ class BatchedHexenflug:
 def _indices(rows: torch.Tensor) -> torch.Tensor:
     """The indices of the ``True`` rows (the rules of a rare branch touch only those)."""
     return rows.nonzero().squeeze(1)
-
-
-def _onehot(index: torch.Tensor, size: int) -> torch.Tensor:
-    """``[B, size]`` bool one-hot of ``index`` (all False for -1, "none")."""
-    return index[:, None] == torch.arange(size, device=index.device)
 
 
 def _counts(cards: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
