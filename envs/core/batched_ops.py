@@ -15,3 +15,9 @@ def any_along(mask: torch.Tensor, dim: int | tuple[int, ...]) -> torch.Tensor:
 def all_along(mask: torch.Tensor, dim: int) -> torch.Tensor:
     """``mask.all(dim)`` for a bool ``mask``, as a count (see :func:`any_along`)."""
     return mask.sum(dim) == mask.shape[dim]
+
+
+def as_float(mask: torch.Tensor) -> torch.Tensor:
+    """``mask.float()`` for a bool ``mask`` (1.0 where true), through a uint8 view: on the CPU,
+    torch's bool-to-float conversion is several times slower (measured ~5x on [1024, 56])."""
+    return mask.view(torch.uint8).float()
