@@ -24,6 +24,7 @@ import torch
 import envs
 from agents.batched import BatchedPolicy, make_batched_agent, snapshot_policy
 from agents.torch_policy import PolicyNet
+from envs.core.batched_ops import as_float
 from train.config import TrainConfig
 
 MAX_SNAPSHOTS = 5
@@ -128,7 +129,7 @@ class BatchedGames:
         self, out: dict[str, Any], reward: torch.Tensor, done: torch.Tensor, ret: torch.Tensor
     ) -> None:
         seat = out["seat"]
-        learner = torch.ones_like(done) if self.cooperative else (seat == self.learner_seat).float()
+        learner = torch.ones_like(done) if self.cooperative else as_float(seat == self.learner_seat)
         if self.config.centralized_critic:
             critic = self.env.state()
         elif self.cooperative:
@@ -137,7 +138,7 @@ class BatchedGames:
             critic = self.env.game.observe(self.env.game_state, self.learner_seat)
         fresh = {
             "obs": out["observation"],
-            "mask": out["action_mask"].float(),
+            "mask": as_float(out["action_mask"]),
             "critic": critic,
             "reward": reward,
             "done": done,

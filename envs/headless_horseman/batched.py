@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from envs.core.batched import shuffled_decks
+from envs.core.batched_ops import as_float
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
 from envs.headless_horseman.phases import Phase
@@ -543,7 +544,7 @@ class BatchedHeadlessHorseman:
         ]
         values = [
             (self.scalar_index.expand(rows, -1), torch.stack(scalars, dim=1)),
-            (self.row_tops_index[state.row + 1], in_row / 4),
+            (self.row_tops_index[state.row + 1], as_float(in_row) / 4),
             (
                 self.relative_index[:, 2].expand(rows, -1),
                 (state.hands >= 0).sum(dim=2).gather(1, seat_at) / N,
@@ -554,7 +555,7 @@ class BatchedHeadlessHorseman:
     def _assemble(self, size: int, ones: list, values: list) -> torch.Tensor:
         """``[B, size]`` float32: the ``ones`` entries set where true, ``values`` added."""
         index = torch.cat([i for i, _ in ones + values], dim=1)
-        truth = torch.cat([v for _, v in ones], dim=1).float()
+        truth = as_float(torch.cat([v for _, v in ones], dim=1))
         value = torch.cat([truth] + [v for _, v in values], dim=1)
         out = torch.zeros(len(index), size, device=self.device)
         return out.scatter_add_(1, index.clamp(min=0), value)
