@@ -164,10 +164,11 @@ class BatchedEnv:
             self._raise_illegal(actions, illegal, mask)
         seat = self.game.acting_seat(self.game_state)
         before = clone_state(self.game_state) if any_illegal else None
-        playable = torch.where(legal, actions, mask.to(torch.int8).argmax(dim=1))
-        reward = self.game.apply(self.game_state, playable, self.generator)
+        if any_illegal:  # penalty mode: the offending rows play any legal action, then are restored
+            actions = torch.where(legal, actions, mask.to(torch.int8).argmax(dim=1))
+        reward = self.game.apply(self.game_state, actions, self.generator)
         self.steps += 1
-        out_of_steps = (self.steps >= self.options.max_steps) & ~self.game.mid_step(self.game_state)
+        out_of_steps = self._out_of_steps()
         over = self.game.is_over(self.game_state)
         truncated = out_of_steps | (over & self.game.is_truncated(self.game_state))
         if any_illegal:
@@ -192,6 +193,14 @@ class BatchedEnv:
         return torch.randint(
             self.num_players, (rows,), generator=self.generator, device=self.device
         )
+
+    def _out_of_steps(self) -> torch.Tensor:
+        """``[B]`` bool: the row has played ``max_steps`` agent-steps and no simultaneous step
+        is half chosen (the game's ``mid_step`` is asked only when some row is that far)."""
+        reached = self.steps >= self.options.max_steps
+        if not bool(reached.any()):
+            return reached
+        return reached & ~self.game.mid_step(self.game_state)
 
     def _deal(self, rows: torch.Tensor) -> None:
         fresh = self.game.new_games(len(rows), self.generator, self._start_seats(len(rows)))
