@@ -168,8 +168,8 @@ def test_chance_free_steps_equal_the_reference(index):
     A Witch, the failed play and the lost game; at every player count and variant (random,
     greedy and mixed play in turn; the slow test plays all three everywhere)."""
     n, options = CONFIGS[index]
-    steps = transitions(n, options, POLICIES[index % len(POLICIES)], games=2, seed=2)
-    assert check_chance_free(n, options, steps) > 100
+    steps = transitions(n, options, POLICIES[index % len(POLICIES)], games=1, seed=2)
+    assert check_chance_free(n, options, steps) > 40
 
 
 @pytest.mark.slow

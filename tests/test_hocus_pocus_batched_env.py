@@ -82,7 +82,7 @@ def compare_distributions(
         assert_same_mean(batched[:, column], reference[:, column], what, z)
 
 
-@pytest.mark.parametrize("n, policy, games", [(4, "random", 200), (3, "heuristic", 150)])
+@pytest.mark.parametrize("n, policy, games", [(4, "random", 120), (3, "heuristic", 100)])
 def test_game_length_stuns_and_wins_match_the_reference(n, policy, games):
     """Distributions over whole games (chance included): game length and stuns of random and
     greedy teams. A few hundred games: 99% intervals and no win rate (a 10% event) here, so
