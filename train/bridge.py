@@ -8,10 +8,18 @@ ended the game. Observations are the acting seat's observation vector; :meth:`ac
 returns the same mask as the observation's ``action_mask``. The game runs with
 ``illegal_action="penalty"`` (unless the options say otherwise), so an unmasked illegal action, as
 SB3's ``check_env`` sends, ends the episode with ``illegal_reward`` instead of raising.
+
+``reward_shaping`` is the hook for shaped rewards: a callable ``shaping(state, event) -> float``
+called after every move of the game (the learner's and the others'), with the game's rules
+state and ``event = {"seat", "action", "action_name", "rewards"}`` of that move; what it returns
+is added to the learner's reward. The training config names one as ``reward_shaping:
+package.module:function`` (:func:`load_shaping`). This class is the public single-agent view
+for other single-agent libraries too.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +30,29 @@ import envs
 from agents import Agent
 
 OpponentFactory = Callable[[np.random.Generator], Agent]
+RewardShaping = Callable[[Any, dict[str, Any]], float]
+
+
+def load_shaping(spec: str) -> RewardShaping:
+    """The function named ``package.module:function``, or a :class:`envs.ConfigError` saying
+    why it cannot be used."""
+    module_name, _, name = spec.partition(":")
+    if not module_name or not name:
+        raise envs.ConfigError(
+            f"reward_shaping {spec!r} must name a function as package.module:function"
+        )
+    try:
+        function = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError) as err:
+        raise envs.ConfigError(f"reward_shaping {spec!r} cannot be imported: {err}") from err
+    if not callable(function):
+        raise envs.ConfigError(f"reward_shaping {spec!r} is not callable")
+    return function
+
+
+def shaping(config: Any) -> RewardShaping | None:
+    """The reward-shaping function a training config names, if any."""
+    return load_shaping(config.reward_shaping) if config.reward_shaping else None
 
 
 class SingleAgentBridge(gym.Env):
@@ -37,6 +68,7 @@ class SingleAgentBridge(gym.Env):
         opponents: Sequence[OpponentFactory] = (),
         seed: int = 0,
         aec: Any = None,
+        reward_shaping: RewardShaping | None = None,
     ) -> None:
         """``aec`` plays another cooperative PettingZoo AEC env (with ``action_mask``
         observations), as given, in place of ``env_id``; the training benchmark runs Hanabi this
@@ -53,6 +85,7 @@ class SingleAgentBridge(gym.Env):
         self.state_space = getattr(self.aec.unwrapped, "state_space", None)
         self.action_space = self.aec.action_space(first)
         self.opponents = list(opponents)
+        self.reward_shaping = reward_shaping
         self.rng = np.random.default_rng(seed)
         self.episodes = 0
         self.learner = first
@@ -80,8 +113,7 @@ class SingleAgentBridge(gym.Env):
         return self._observation(), {"learner": self.learner, "reward_before_first_move": reward}
 
     def step(self, action: int):
-        self.aec.step(int(action))
-        reward, done = self._play_others(self._step_reward())
+        reward, done = self._play_others(self._move(int(action)))
         if not done:
             return self._observation(), reward, False, False, {}
         info = {**self.aec.infos.get(self.learner, {}), "episode_return": self._return}
@@ -108,9 +140,22 @@ class SingleAgentBridge(gym.Env):
         return self.aec.unwrapped.state()
 
     # ------------------------------------------------------------------ internals
-    def _step_reward(self) -> float:
-        """The learner's reward from the latest AEC step (the team's, in cooperative games)."""
-        return float(self.aec.rewards[self.learner])
+    def _move(self, action: int) -> float:
+        """Play ``action`` for the seat to act; return the learner's reward from it (the team's,
+        in cooperative games), shaped by ``reward_shaping`` if one is set."""
+        aec = self.aec
+        seat = aec.possible_agents.index(aec.agent_selection)
+        aec.step(action)
+        reward = float(aec.rewards[self.learner])
+        if self.reward_shaping is not None:
+            event = {
+                "seat": seat,
+                "action": int(action),
+                "action_name": aec.unwrapped.rules.action_name(int(action)),
+                "rewards": tuple(aec.rewards[a] for a in aec.possible_agents),
+            }
+            reward += float(self.reward_shaping(aec.unwrapped.game, event))
+        return reward
 
     def _over(self) -> bool:
         """Whether the game has ended (every seat of these games ends at once)."""
@@ -123,8 +168,7 @@ class SingleAgentBridge(gym.Env):
         while not self._over() and not (self.cooperative or aec.agent_selection == self.learner):
             agent = aec.agent_selection
             obs = aec.observe(agent)
-            aec.step(self._players[agent].act(obs["observation"], obs["action_mask"]))
-            reward += self._step_reward()
+            reward += self._move(self._players[agent].act(obs["observation"], obs["action_mask"]))
         self._return += reward
         return reward, self._over()
 

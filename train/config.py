@@ -85,6 +85,11 @@ class TrainConfig(BaseModel):
         [128, 128], min_length=1, description="hidden layer sizes (each at least 1)"
     )
     centralized_critic: bool = Field(False, description="cooperative games: critic reads state()")
+    reward_shaping: str = Field(
+        "",
+        description="package.module:function added to the learner's reward after every move "
+        "(train.bridge's hook; reference engine; not used in evaluation)",
+    )
     recurrent: int = Field(0, ge=0, description="GRU memory size of the actor (0: none; torch)")
     opponents: list[str] = Field(
         default_factory=list, description="competitive games: opponent agent specs"
@@ -151,6 +156,12 @@ class TrainConfig(BaseModel):
             check_config(self)
         for opponent in self.opponents:
             make_agent(opponent, self.env)
+        if self.reward_shaping:
+            from train.bridge import load_shaping
+
+            load_shaping(self.reward_shaping)
+            if self.engine != "reference" or self.trainer == "rllib":
+                raise ValueError("reward_shaping needs engine 'reference' (the bridge's hook)")
         if self.engine == "batched":
             self._check_batched()
         elif self.num_envs > 256:

@@ -22,7 +22,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from agents.checkpoints import SB3_META
 from train import runfolder
-from train.bridge import SingleAgentBridge
+from train.bridge import SingleAgentBridge, shaping
 from train.config import TrainConfig
 from train.runlog import RunLog
 from train.vector import opponent_pool
@@ -122,7 +122,12 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         [
             (
                 lambda i=i: SingleAgentBridge(
-                    config.env, config.num_players, config.options, pool, seed=seed + i
+                    config.env,
+                    config.num_players,
+                    config.options,
+                    pool,
+                    seed=seed + i,
+                    reward_shaping=shaping(config),
                 )
             )
             for i in range(config.num_envs)

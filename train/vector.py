@@ -30,7 +30,7 @@ import torch.multiprocessing as mp
 
 from agents import make_agent
 from agents.torch_policy import PolicyNet, TorchAgent
-from train.bridge import SingleAgentBridge
+from train.bridge import SingleAgentBridge, shaping
 from train.config import TrainConfig
 
 MAX_SNAPSHOTS = 5
@@ -53,7 +53,12 @@ class GameSlice:
         self.snapshots = 0
         self.games = [
             SingleAgentBridge(
-                config.env, config.num_players, config.options, self.pool, seed=config.seed + i
+                config.env,
+                config.num_players,
+                config.options,
+                self.pool,
+                seed=config.seed + i,
+                reward_shaping=shaping(config),
             )
             for i in range(lo, hi)
         ]
