@@ -17,6 +17,10 @@ above a removed one move down one place, an added card goes to the end. The Spel
 into ``options.spell_deck``) are kept the same way in ``spell_location`` / ``spell_position``
 (deck, discard pile, or being resolved).
 
+**Speed.** Most steps are a question, a plain play or Binx placed: those rows are stepped on
+the whole batch; the rows of every other step are taken apart (``take_rows``), run through all
+the stages, and put back, and a stage that no row reaches is skipped.
+
 All chance (the end-of-round deck shuffle, the Spell deck reshuffle, *I Put a Spell on You*'s
 random cards) comes from the ``torch.Generator`` passed in; shuffles are argsorts of uniform
 keys. The reference rules stay the specification: ``tests/test_hocus_pocus_batched.py`` converts
@@ -951,6 +955,8 @@ class BatchedHocusPocus:
         list_index = torch.where(on_pile, location - PILE, SPACES).clamp(0, SPACES)
         key = before.gather(1, list_index) + position
         leaving = collected & ~self.has_icon
+        # (several cards leave one pile here: the icon cards left behind get wrong positions
+        # for a moment, until the shuffle below puts them into the deck)
         rank = torch.where(leaving, key, BIG).argsort(dim=1).argsort(dim=1)
         self._move(state, leaving, torch.full_like(location, REMOVED), rank)
         shuffled = going[:, None] & ((state.location == DECK) | (collected & self.has_icon))
