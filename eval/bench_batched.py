@@ -1,7 +1,8 @@
 """Throughput of the batched engines, beside Pgx's in the same run (``python -m eval.bench
 --batched``).
 
-Every row plays uniformly random legal actions for ``steps`` batched steps after a warm-up and
+Every row plays uniformly random legal actions (one torch thread) for ``steps`` batched steps
+after a warm-up and
 reports agent-steps per second (batch size × steps / seconds; median of ``repeats``), the state's
 bytes per game and, for the largest batch, the peak resident memory of a fresh process that
 steps it. Pgx rows (``leduc_holdem``, ``connect_four`` at B = 1,024, jitted on the CPU) need the
@@ -129,7 +130,7 @@ def peak_memory_mib(env_id: str, num_players: int, batch_size: int, steps: int =
 def main(quick: bool = False) -> None:
     """Print the batched throughput table row by row (``quick``: fewer steps and repeats)."""
     steps, repeats = (20, 3) if quick else (100, 5)
-    torch.set_num_threads(2)
+    torch.set_num_threads(1)  # two threads collapse as soon as anything else loads the cores
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print(
         f"random legal play, median of {repeats} × {steps} batched steps"
