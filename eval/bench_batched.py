@@ -138,6 +138,8 @@ def main(quick: bool = False) -> None:
         f"random legal play, median of {repeats} × {steps} batched steps"
         + (" (--quick: rougher figures)" if quick else "")
     )
+    print("| env | B | device | agent-steps/s | × pgx leduc_holdem | state bytes/game |")
+    print("|---|---|---|---|---|---|")
     peers = {}
     for name in PGX_PEERS:
         rate = pgx_rate(name, PGX_BATCH, steps, repeats)
@@ -145,10 +147,9 @@ def main(quick: bool = False) -> None:
             print(f"pgx {name}: skipped (pgx and jax not installed: pip install -e '.[bench]')")
             continue
         peers[name] = rate
-        print(f"| pgx {name} | {PGX_BATCH} | cpu | {rate:,.0f} | 1.00 |", flush=True)
+        ratio = rate / peers["leduc_holdem"] if "leduc_holdem" in peers else 1.0
+        print(f"| pgx {name} | {PGX_BATCH} | cpu | {rate:,.0f} | {ratio:.2f} | |", flush=True)
     leduc = peers.get("leduc_holdem")
-    print("| env | B | device | agent-steps/s | × pgx leduc_holdem | state bytes/game |")
-    print("|---|---|---|---|---|---|")
     for env_id in envs.batched_ids():
         low, _ = envs.spec(env_id).players
         for device in devices:
