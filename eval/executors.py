@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import socket
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -138,6 +140,15 @@ def _cause(err: Exception) -> BaseException:
     return cause if isinstance(cause, BaseException) else err
 
 
+def one_thread() -> None:
+    """A worker process does its math on one thread (as Ray's workers do): with torch's default
+    of one per core, workers that play torch agents crowd each other, many times slower on a
+    loaded machine."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
 @contextlib.contextmanager
 def executor(kind: str, workers: int, ray_address: str | None = None) -> Iterator[Map]:
     """A map function for ``kind`` (``local`` or ``ray``) with ``workers`` processes or tasks
@@ -150,5 +161,5 @@ def executor(kind: str, workers: int, ray_address: str | None = None) -> Iterato
     else:
         # spawn, not fork: a forked child of a process that has used torch can deadlock
         spawn = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+        with ProcessPoolExecutor(workers, mp_context=spawn, initializer=one_thread) as pool:
             yield pool.map
