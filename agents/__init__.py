@@ -15,10 +15,10 @@ from agents.voodoo_mania_heuristic import ChainVoodoo, FastVoodoo
 from envs.core.errors import ConfigError
 
 HEURISTICS = {
-    "hocus_pocus_v0": {"greedy": HocusPocusHeuristic},
-    "headless_horseman_v0": {"focal": HeadlessHorsemanHeuristic},
-    "voodoo_mania_v0": {"fast": FastVoodoo, "chain": ChainVoodoo},
-    "hexenflug_v0": {
+    "hocus_pocus_v1": {"greedy": HocusPocusHeuristic},
+    "headless_horseman_v1": {"focal": HeadlessHorsemanHeuristic},
+    "voodoo_mania_v1": {"fast": FastVoodoo, "chain": ChainVoodoo},
+    "hexenflug_v1": {
         "cautious": hexenflug_heuristic.cautious,
         "greedy": hexenflug_heuristic.greedy,
     },

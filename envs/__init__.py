@@ -1,7 +1,7 @@
 """Cauldron: multi-agent RL environments from four witch-themed tabletop games.
 
 import envs
-env = envs.make("hocus_pocus_v0", num_players=4)
+env = envs.make("hocus_pocus_v1", num_players=4)
 """
 
 from envs.core.decode import decode, layout

@@ -22,12 +22,12 @@ class EnvSpec:
 
 
 REGISTRY: dict[str, EnvSpec] = {
-    "headless_horseman_v0": EnvSpec(
+    "headless_horseman_v1": EnvSpec(
         "envs.headless_horseman", (2, 4), cooperative=True, parallel=True, score="scares"
     ),
-    "hexenflug_v0": EnvSpec("envs.hexenflug", (2, 5), cooperative=False),
-    "voodoo_mania_v0": EnvSpec("envs.voodoo_mania", (2, 6), cooperative=False, parallel=True),
-    "hocus_pocus_v0": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True, score="stuns"),
+    "hexenflug_v1": EnvSpec("envs.hexenflug", (2, 5), cooperative=False),
+    "voodoo_mania_v1": EnvSpec("envs.voodoo_mania", (2, 6), cooperative=False, parallel=True),
+    "hocus_pocus_v1": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True, score="stuns"),
 }
 
 

@@ -1,7 +1,7 @@
 """The Python entry point: evaluate agents built in a script with ``python -m eval``'s harness.
 
     import eval
-    summary = eval.evaluate("hocus_pocus_v0", {"mine": MyAgent(), "greedy": "heuristic:greedy"},
+    summary = eval.evaluate("hocus_pocus_v1", {"mine": MyAgent(), "greedy": "heuristic:greedy"},
                             players=[4], games=200)
 
 Each value of ``agents`` is an agent object (with ``reset(seed)`` and ``act(observation,

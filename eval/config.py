@@ -1,6 +1,6 @@
 """The evaluation config (YAML), validated before any game is played.
 
-env: hocus_pocus_v0          # a registered id
+env: hocus_pocus_v1          # a registered id
 players: [2, 4]              # player counts, within the game's range
 agents: [random, heuristic:greedy, torch:runs/x/final.pt, "python:my_pkg.agents:Bold?depth=2"]
 labels: {torch:runs/x/final.pt: ppo}   # optional display names (default: shortened specs)

@@ -1,6 +1,6 @@
 """Play one game between agents and print every move and the table whenever it changes.
 
-python -m eval.demo [--env hocus_pocus_v0] [--players 4] [--agent heuristic:greedy] [--seed 0]
+python -m eval.demo [--env hocus_pocus_v1] [--players 4] [--agent heuristic:greedy] [--seed 0]
 
 Every seat plays ``--agent`` (any agent spec; default: the game's first heuristic). Each decision
 is printed as ``player_i: <action>``, and the table after every decision that changed it (in
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(
         prog="python -m eval.demo", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--env", default="hocus_pocus_v0", choices=envs.ids())
+    parser.add_argument("--env", default="hocus_pocus_v1", choices=envs.ids())
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--agent", help="agent spec for every seat (default: a heuristic)")
     parser.add_argument("--seed", type=int, default=0)

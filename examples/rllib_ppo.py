@@ -1,7 +1,7 @@
 """RLlib (new API stack) PPO with action masking on a Cauldron game, one policy for every seat.
 
     pip install "ray[rllib]"     # its own environment: it pins an older gymnasium
-    python -m examples.rllib_ppo --env headless_horseman_v0 --iterations 20
+    python -m examples.rllib_ppo --env headless_horseman_v1 --iterations 20
 
 Glue:
 - RLlib's ``ActionMaskingTorchRLModule`` reads ``{"observations", "action_mask"}`` (a float
@@ -39,7 +39,7 @@ class CauldronRLlibEnv(MultiAgentEnv):
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
         config = dict(config or {})
-        env_id = config.pop("env_id", "headless_horseman_v0")
+        env_id = config.pop("env_id", "headless_horseman_v1")
         self.env = envs.make(env_id, num_players=config.pop("num_players", 2), **config)
         self.agents = self.possible_agents = list(self.env.possible_agents)
         inner = self.env.observation_space(self.agents[0])
@@ -102,7 +102,7 @@ def config(env_id: str, num_players: int, batch: int = 2_000, hidden: int = 128)
 
 
 def train(
-    env_id: str = "headless_horseman_v0",
+    env_id: str = "headless_horseman_v1",
     num_players: int = 2,
     iterations: int = 20,
     batch: int = 2_000,
@@ -125,7 +125,7 @@ def train(
 
 def main(argv: list[str] | None = None) -> list[float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="headless_horseman_v0", choices=envs.ids())
+    parser.add_argument("--env", default="headless_horseman_v1", choices=envs.ids())
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=20)
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Tianshou (2.x) DQN on a Cauldron game, against a random masked opponent.
 
     pip install -e ".[interop]"          # tianshou>=2
-    python -m examples.tianshou_dqn --env hexenflug_v0 --steps 20000
+    python -m examples.tianshou_dqn --env hexenflug_v1 --steps 20000
 
 Glue: Tianshou's ``PettingZooEnv`` wraps the AEC env as it is. It reads
 ``obs["observation"]`` and turns ``obs["action_mask"]`` into its ``mask``, which both its
@@ -38,7 +38,7 @@ def make_env(env_id: str, num_players: int) -> PettingZooEnv:
 
 
 def train(
-    env_id: str = "hexenflug_v0",
+    env_id: str = "hexenflug_v1",
     num_players: int = 2,
     steps: int = 20_000,
     num_envs: int = 4,
@@ -97,7 +97,7 @@ def train(
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="hexenflug_v0", choices=envs.ids())
+    parser.add_argument("--env", default="hexenflug_v1", choices=envs.ids())
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--steps", type=int, default=20_000)
     args = parser.parse_args(argv)

@@ -9,7 +9,7 @@ import envs
 
 # Rulebook variants that the conformance suite also runs, per environment.
 VARIANTS: dict[str, list[dict]] = {
-    "headless_horseman_v0": [{"speed_tile": 4}, {"handless_seats": (1,)}, {"reshuffle": True}],
+    "headless_horseman_v1": [{"speed_tile": 4}, {"handless_seats": (1,)}, {"reshuffle": True}],
 }
 
 ENV_CASES = [

@@ -41,9 +41,9 @@ def test_hocus_pocus_heuristic_team_stuns_more_than_random_team():
     """Known answer (components.md): random teams ~0 stuns, greedy teams ~0.7–0.8."""
     seeds = range(150)
     greedy = np.mean(
-        [g.info["stuns"] for g in play_team("hocus_pocus_v0", 4, "heuristic:greedy", seeds)]
+        [g.info["stuns"] for g in play_team("hocus_pocus_v1", 4, "heuristic:greedy", seeds)]
     )
-    rand = np.mean([g.info["stuns"] for g in play_team("hocus_pocus_v0", 4, "random", seeds)])
+    rand = np.mean([g.info["stuns"] for g in play_team("hocus_pocus_v1", 4, "random", seeds)])
     assert rand < 0.1 and greedy > 0.5
 
 
@@ -51,27 +51,27 @@ def test_headless_horseman_heuristic_team_beats_random_team():
     """Calibration known answer: focal heuristic teams win about 80-90%, random under 20%."""
     seeds = range(150)
     wins = {
-        spec: sum(g.info["outcome"] == 1 for g in play_team("headless_horseman_v0", 3, spec, seeds))
+        spec: sum(g.info["outcome"] == 1 for g in play_team("headless_horseman_v1", 3, spec, seeds))
         for spec in ("random", "heuristic:focal")
     }
     assert wins["random"] < 45 and wins["heuristic:focal"] > 105
 
 
 def test_same_seeds_same_games():
-    assert play_team("hocus_pocus_v0", 3, "random", range(5)) == play_team(
-        "hocus_pocus_v0", 3, "random", range(5)
+    assert play_team("hocus_pocus_v1", 3, "random", range(5)) == play_team(
+        "hocus_pocus_v1", 3, "random", range(5)
     )
 
 
 def test_bad_agent_specs():
     with pytest.raises(envs.ConfigError, match=r"available: \['heuristic:greedy'\]"):
-        make_agent("heuristic:clever", "hocus_pocus_v0")
+        make_agent("heuristic:clever", "hocus_pocus_v1")
     with pytest.raises(envs.ConfigError, match="unknown agent spec"):
-        make_agent("alphazero", "hocus_pocus_v0")
+        make_agent("alphazero", "hocus_pocus_v1")
     with pytest.raises(envs.ConfigError, match="torch checkpoint 'nope.pt' not found"):
-        make_agent("torch:nope.pt", "hocus_pocus_v0")
+        make_agent("torch:nope.pt", "hocus_pocus_v1")
     with pytest.raises(envs.ConfigError, match="sb3 checkpoint 'nope.zip' not found"):
-        make_agent("sb3:nope.zip", "hocus_pocus_v0")
+        make_agent("sb3:nope.zip", "hocus_pocus_v1")
 
 
 def _torch_checkpoint(tmp_path, env_id: str):
@@ -86,22 +86,22 @@ def _torch_checkpoint(tmp_path, env_id: str):
 
 
 def test_torch_checkpoint_plays_legally_and_refuses_another_game(tmp_path):
-    path = _torch_checkpoint(tmp_path, "hexenflug_v0")
-    agent = make_agent(f"torch:{path}", "hexenflug_v0")
-    _play_with(envs.make("hexenflug_v0", num_players=2), agent, range(2))
-    with pytest.raises(envs.ConfigError, match="trained for 'hexenflug_v0', not 'hocus_pocus_v0'"):
-        make_agent(f"torch:{path}", "hocus_pocus_v0")
+    path = _torch_checkpoint(tmp_path, "hexenflug_v1")
+    agent = make_agent(f"torch:{path}", "hexenflug_v1")
+    _play_with(envs.make("hexenflug_v1", num_players=2), agent, range(2))
+    with pytest.raises(envs.ConfigError, match="trained for 'hexenflug_v1', not 'hocus_pocus_v1'"):
+        make_agent(f"torch:{path}", "hocus_pocus_v1")
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a checkpoint")
     with pytest.raises(envs.ConfigError, match="cannot load torch checkpoint"):
-        make_agent(f"torch:{bad}", "hexenflug_v0")
+        make_agent(f"torch:{bad}", "hexenflug_v1")
 
 
 def test_sb3_checkpoint_plays_legally_from_weights_alone(tmp_path):
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
-    env_id = "headless_horseman_v0"
+    env_id = "headless_horseman_v1"
     env = envs.make(env_id)
     space = env.observation_space("player_0")["observation"]
     n = int(env.action_space("player_0").n)
@@ -126,5 +126,5 @@ def test_sb3_checkpoint_plays_legally_from_weights_alone(tmp_path):
     (tmp_path / "model.zip.cauldron.json").write_text(json.dumps(meta))
     agent = make_agent(f"sb3:{path}", env_id)
     _play_with(envs.make(env_id, num_players=3), agent, range(2))
-    with pytest.raises(envs.ConfigError, match="trained for 'headless_horseman_v0'"):
-        make_agent(f"sb3:{path}", "voodoo_mania_v0")
+    with pytest.raises(envs.ConfigError, match="trained for 'headless_horseman_v1'"):
+        make_agent(f"sb3:{path}", "voodoo_mania_v1")

@@ -26,10 +26,10 @@ def test_decode_names_every_entry_of_observations_and_states(env_id):
 def test_decoded_fields_mean_what_their_names_say():
     """Headless Horseman (RULES.md, Observation): at the start the game is not over and Ichabod
     stands on exactly one space; decoded fields are copies, the vector stays as it was."""
-    env = envs.make("headless_horseman_v0", num_players=2)
+    env = envs.make("headless_horseman_v1", num_players=2)
     env.reset(seed=0)
     vector = env.observe(env.agent_selection)["observation"]
-    fields = envs.decode("headless_horseman_v0", vector)
+    fields = envs.decode("headless_horseman_v1", vector)
     assert fields["over"].tolist() == [0.0] and fields["ichabod"].sum() == 1
     fields["ichabod"][:] = 7
     assert vector.max() <= 1
@@ -38,12 +38,12 @@ def test_decoded_fields_mean_what_their_names_say():
 def test_decoder_errors_are_clear():
     with pytest.raises(envs.ConfigError, match="unknown environment id 'chess_v6'"):
         envs.layout("chess_v6")
-    size = envs.layout("hexenflug_v0").size
+    size = envs.layout("hexenflug_v1").size
     with pytest.raises(envs.ConfigError, match=f"observation vectors have {size} entries, got"):
-        envs.decode("hexenflug_v0", np.zeros(size + 1))
+        envs.decode("hexenflug_v1", np.zeros(size + 1))
     with pytest.raises(envs.ConfigError, match="shape \\(2, 3\\)"):
-        envs.decode("hexenflug_v0", np.zeros((2, 3)))
+        envs.decode("hexenflug_v1", np.zeros((2, 3)))
     with pytest.raises(envs.ConfigError, match="kind must be one of"):
-        envs.layout("hexenflug_v0", kind="hidden")
+        envs.layout("hexenflug_v1", kind="hidden")
     with pytest.raises(envs.ConfigError, match="'observation' entry"):
-        envs.decode("hexenflug_v0", {"obs": np.zeros(size)})
+        envs.decode("hexenflug_v1", {"obs": np.zeros(size)})

@@ -45,7 +45,7 @@ def needs_depth(depth: int) -> NthLegal:
     return NthLegal(depth)
 
 
-def first_action(agent, env_id: str = "hocus_pocus_v0") -> int:
+def first_action(agent, env_id: str = "hocus_pocus_v1") -> int:
     env = envs.make(env_id, num_players=2)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
@@ -61,22 +61,22 @@ def test_spec_options_are_read_as_yaml_scalars():
 
 
 def test_python_spec_builds_the_class_with_its_options_and_plays_legally():
-    env = envs.make("hocus_pocus_v0", num_players=2)
+    env = envs.make("hocus_pocus_v1", num_players=2)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     legal = np.flatnonzero(obs["action_mask"])
-    assert first_action(make_agent(f"python:{HERE}:NthLegal", "hocus_pocus_v0")) == legal[0]
-    agent = make_agent(f"python:{HERE}:NthLegal?nth=1", "hocus_pocus_v0")
+    assert first_action(make_agent(f"python:{HERE}:NthLegal", "hocus_pocus_v1")) == legal[0]
+    agent = make_agent(f"python:{HERE}:NthLegal?nth=1", "hocus_pocus_v1")
     assert first_action(agent) == legal[1 % len(legal)]
     assert (
-        first_action(make_agent(f"python:{HERE}:needs_depth?depth=1", "hocus_pocus_v0"))
+        first_action(make_agent(f"python:{HERE}:needs_depth?depth=1", "hocus_pocus_v1"))
         == (legal[1 % len(legal)])
     )
 
 
 def test_python_spec_in_an_evaluation_config_and_in_worker_processes():
     spec = f"python:{HERE}:NthLegal?nth=2"
-    data = {"env": "headless_horseman_v0", "players": [2], "agents": ["random", spec]}
+    data = {"env": "headless_horseman_v1", "players": [2], "agents": ["random", spec]}
     one = parse_config({**data, "games": 8, "workers": 1})
     two = parse_config({**data, "games": 8, "workers": 2})
     rows = [harness.summarize(c, harness.play_all(c, progress=False))["rows"] for c in (one, two)]
@@ -100,13 +100,13 @@ def test_python_spec_in_an_evaluation_config_and_in_worker_processes():
 )
 def test_bad_specs_name_the_spec(spec, match):
     with pytest.raises(envs.ConfigError, match=match):
-        make_agent(spec, "hocus_pocus_v0")
+        make_agent(spec, "hocus_pocus_v1")
 
 
 def test_an_agent_that_raises_in_act_is_named():
     spec = f"python:{HERE}:Crashes"
     cfg = parse_config(
-        {"env": "hocus_pocus_v0", "players": [2], "agents": [spec], "games": 2, "workers": 1}
+        {"env": "hocus_pocus_v1", "players": [2], "agents": [spec], "games": 2, "workers": 1}
     )
     with pytest.raises(AgentError, match=f"agent '{spec}' raised in act: RuntimeError: boom"):
         harness.play_all(cfg, progress=False)
@@ -114,7 +114,7 @@ def test_an_agent_that_raises_in_act_is_named():
 
 def test_evaluate_takes_agent_objects_and_specs_by_name(tmp_path):
     summary = cauldron_eval.evaluate(
-        "headless_horseman_v0",
+        "headless_horseman_v1",
         {"second": NthLegal(1), "focal": "heuristic:focal"},
         players=[3],
         games=6,
@@ -128,9 +128,9 @@ def test_evaluate_takes_agent_objects_and_specs_by_name(tmp_path):
     text = (tmp_path / "mine" / "report.md").read_text()
     assert "| focal | 3 | 6 |" in text and "| second | 3 | 6 |" in text
     with pytest.raises(AgentError, match="agent 'bad' raised in act: RuntimeError: boom"):
-        cauldron_eval.evaluate("hocus_pocus_v0", {"bad": Crashes()}, games=1, progress=False)
+        cauldron_eval.evaluate("hocus_pocus_v1", {"bad": Crashes()}, games=1, progress=False)
     with pytest.raises(AgentError, match="'thing' is a NotAnAgent, not an agent"):
-        cauldron_eval.evaluate("hocus_pocus_v0", {"thing": NotAnAgent()}, progress=False)
+        cauldron_eval.evaluate("hocus_pocus_v1", {"thing": NotAnAgent()}, progress=False)
 
 
 def test_display_names_shorten_checkpoint_paths_unless_they_collide():
@@ -151,7 +151,7 @@ def test_display_names_shorten_checkpoint_paths_unless_they_collide():
 
 
 def test_config_labels_must_name_agents_and_appear_in_reports():
-    base = {"env": "hocus_pocus_v0", "players": [2], "agents": ["random"], "games": 3}
+    base = {"env": "hocus_pocus_v1", "players": [2], "agents": ["random"], "games": 3}
     with pytest.raises(envs.ConfigError, match=r"labels \['greedy'\] name no agent"):
         parse_config({**base, "labels": {"greedy": "g"}})
     cfg = parse_config({**base, "labels": {"random": "uniform"}, "workers": 1})
@@ -162,7 +162,7 @@ def test_config_labels_must_name_agents_and_appear_in_reports():
 def test_torch_agents_can_sample(tmp_path):
     from agents.torch_policy import PolicyNet, save_checkpoint
 
-    env_id = "hocus_pocus_v0"
+    env_id = "hocus_pocus_v1"
     env = envs.make(env_id, num_players=2)
     net = PolicyNet(
         env.observation_space("player_0")["observation"].shape[0],

@@ -32,7 +32,7 @@ def lowest_legal_game(env_id: str, num_players: int, **options):
 
 def test_hexenflug_lowest_legal_policy_is_truncated_at_max_steps():
     """The degenerate policy that crashed forever (12,000+ turns) now ends as a truncation."""
-    env, steps = lowest_legal_game("hexenflug_v0", 2, max_steps=3_000)
+    env, steps = lowest_legal_game("hexenflug_v1", 2, max_steps=3_000)
     assert steps == 3_000
     assert all(env.truncations.values()) and not any(env.terminations.values())
 
@@ -71,7 +71,7 @@ def test_parallel_step_after_the_end_raises_and_changes_nothing(env_id):
 
 @pytest.mark.parametrize("action", [True, False, np.bool_(True), 1.0, "1", [1, 2], None])
 def test_non_integer_actions_are_illegal_and_change_nothing(action):
-    env = envs.make("hocus_pocus_v0", num_players=3)
+    env = envs.make("hocus_pocus_v1", num_players=3)
     env.reset(seed=0)
     before = env.unwrapped.state().copy()
     with pytest.raises(envs.IllegalActionError, match="illegal action"):
@@ -82,7 +82,7 @@ def test_non_integer_actions_are_illegal_and_change_nothing(action):
 def test_zero_d_and_one_element_arrays_count_as_their_integer():
     assert as_action(np.array(4)) == 4 and as_action(np.array([4])) == 4
     assert as_action(np.int8(4)) == 4 and as_action(np.array([4, 5])) is None
-    env = envs.make("hexenflug_v0", num_players=2)
+    env = envs.make("hexenflug_v1", num_players=2)
     env.reset(seed=0)
     legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
     env.step(np.array([legal]))
@@ -90,7 +90,7 @@ def test_zero_d_and_one_element_arrays_count_as_their_integer():
 
 
 def test_errors_survive_pickling_with_their_message():
-    env = envs.make("hexenflug_v0", num_players=2)
+    env = envs.make("hexenflug_v1", num_players=2)
     env.reset(seed=0)
     with pytest.raises(envs.IllegalActionError) as caught:
         env.step(10_000)
@@ -104,14 +104,14 @@ def test_errors_survive_pickling_with_their_message():
 @pytest.mark.parametrize(
     "env_id, options, match",
     [
-        ("headless_horseman_v0", {"handless_seats": 1}, "'handless_seats' must be of type tuple"),
-        ("headless_horseman_v0", {"handless_seats": None}, "must be of type tuple"),
-        ("headless_horseman_v0", {"handless_seats": (True,)}, "no bools"),
-        ("headless_horseman_v0", {"progress_reward": math.nan}, "finite"),
-        ("hocus_pocus_v0", {"stun_reward": math.inf}, "finite"),
-        ("hexenflug_v0", {"illegal_reward": -math.inf}, "finite"),
-        ("hexenflug_v0", {"max_steps": 0}, "'max_steps' must be at least 1"),
-        ("hexenflug_v0", {"max_steps": True}, "must be of type int"),
+        ("headless_horseman_v1", {"handless_seats": 1}, "'handless_seats' must be of type tuple"),
+        ("headless_horseman_v1", {"handless_seats": None}, "must be of type tuple"),
+        ("headless_horseman_v1", {"handless_seats": (True,)}, "no bools"),
+        ("headless_horseman_v1", {"progress_reward": math.nan}, "finite"),
+        ("hocus_pocus_v1", {"stun_reward": math.inf}, "finite"),
+        ("hexenflug_v1", {"illegal_reward": -math.inf}, "finite"),
+        ("hexenflug_v1", {"max_steps": 0}, "'max_steps' must be at least 1"),
+        ("hexenflug_v1", {"max_steps": True}, "must be of type int"),
     ],
 )
 def test_bad_option_types_raise_config_error(env_id, options, match):
@@ -121,7 +121,7 @@ def test_bad_option_types_raise_config_error(env_id, options, match):
 
 def test_numpy_numbers_are_accepted_like_python_numbers():
     env = envs.make(
-        "headless_horseman_v0",
+        "headless_horseman_v1",
         num_players=np.int64(3),
         progress_reward=np.float32(0.5),
         max_steps=np.int32(500),
@@ -129,7 +129,7 @@ def test_numpy_numbers_are_accepted_like_python_numbers():
     assert env.unwrapped.rules.num_players == 3 and env.unwrapped.options.max_steps == 500
     assert type(env.unwrapped.options.max_steps) is int
     with pytest.raises(envs.ConfigError, match="takes 2 to 4 players, got True"):
-        envs.make("headless_horseman_v0", num_players=True)
+        envs.make("headless_horseman_v1", num_players=True)
 
 
 @pytest.mark.parametrize("env_id", envs.ids())

@@ -10,7 +10,7 @@ from envs.hocus_pocus import actions as A
 
 
 def _started(**options):
-    env = envs.make("hocus_pocus_v0", num_players=3, **options)
+    env = envs.make("hocus_pocus_v1", num_players=3, **options)
     env.reset(seed=0)
     return env
 
@@ -60,12 +60,12 @@ def test_penalty_option_terminates_with_illegal_reward_shared_by_the_team():
 @pytest.mark.parametrize("count", [1, 7, 0, -2, "4", 3.0, True])
 def test_bad_player_count(count):
     with pytest.raises(envs.ConfigError, match="takes 2 to 6 players"):
-        envs.make("hocus_pocus_v0", num_players=count)
+        envs.make("hocus_pocus_v1", num_players=count)
 
 
 def test_unknown_option_lists_the_allowed_ones():
     with pytest.raises(envs.ConfigError, match="unknown option.*'sunrise_step'.*sunrise_steps"):
-        envs.make("hocus_pocus_v0", sunrise_step=4)
+        envs.make("hocus_pocus_v1", sunrise_step=4)
 
 
 @pytest.mark.parametrize(
@@ -84,14 +84,14 @@ def test_unknown_option_lists_the_allowed_ones():
 )
 def test_bad_option_values(options, match):
     with pytest.raises(envs.ConfigError, match=match):
-        envs.make("hocus_pocus_v0", **options)
+        envs.make("hocus_pocus_v1", **options)
 
 
 def test_unknown_env_id_and_render_mode():
     with pytest.raises(envs.ConfigError, match="registered ids"):
         envs.make("hocus_pocus_v9")
     with pytest.raises(envs.ConfigError, match="render_mode"):
-        envs.make("hocus_pocus_v0", render_mode="human")
+        envs.make("hocus_pocus_v1", render_mode="human")
 
 
 @pytest.mark.parametrize("env_id", envs.ids())
@@ -119,12 +119,12 @@ def test_every_game_rejects_an_illegal_action_and_goes_on_unchanged(env_id):
 )
 def test_hexenflug_bad_options(options, match):
     with pytest.raises(envs.ConfigError, match=match):
-        envs.make("hexenflug_v0", **options)
+        envs.make("hexenflug_v1", **options)
 
 
 def test_hexenflug_bad_player_count():
     with pytest.raises(envs.ConfigError, match="takes 2 to 5 players, got 6"):
-        envs.make("hexenflug_v0", num_players=6)
+        envs.make("hexenflug_v1", num_players=6)
 
 
 @pytest.mark.parametrize(
@@ -139,11 +139,11 @@ def test_hexenflug_bad_player_count():
 )
 def test_headless_horseman_bad_options(options, match):
     with pytest.raises(envs.ConfigError, match=match):
-        envs.make_parallel("headless_horseman_v0", num_players=3, **options)
+        envs.make_parallel("headless_horseman_v1", num_players=3, **options)
 
 
 def test_parallel_env_rejects_an_illegal_joint_action_and_goes_on_unchanged():
-    env = envs.make_parallel("headless_horseman_v0", num_players=2)
+    env = envs.make_parallel("headless_horseman_v1", num_players=2)
     observations, _ = env.reset(seed=0)
     legal = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items()}
     illegal = int(np.flatnonzero(observations["player_1"]["action_mask"] == 0)[0])
@@ -158,7 +158,7 @@ def test_parallel_env_rejects_an_illegal_joint_action_and_goes_on_unchanged():
 
 
 def test_parallel_penalty_mode_ends_the_game_and_the_team_shares_it():
-    env = envs.make_parallel("headless_horseman_v0", num_players=2, illegal_action="penalty")
+    env = envs.make_parallel("headless_horseman_v1", num_players=2, illegal_action="penalty")
     observations, _ = env.reset(seed=0)
     legal = int(np.flatnonzero(observations["player_0"]["action_mask"])[0])
     illegal = int(np.flatnonzero(observations["player_1"]["action_mask"] == 0)[0])
@@ -179,9 +179,9 @@ def test_parallel_penalty_mode_ends_the_game_and_the_team_shares_it():
 )
 def test_voodoo_mania_bad_options(options, match):
     with pytest.raises(envs.ConfigError, match=match):
-        envs.make("voodoo_mania_v0", **options)
+        envs.make("voodoo_mania_v1", **options)
 
 
 def test_voodoo_mania_bad_player_count():
     with pytest.raises(envs.ConfigError, match="takes 2 to 6 players, got 7"):
-        envs.make_parallel("voodoo_mania_v0", num_players=7)
+        envs.make_parallel("voodoo_mania_v1", num_players=7)

@@ -24,8 +24,8 @@ def config(env_id: str, players: list[int], games: int, workers: int = 1, **extr
 
 
 def test_results_do_not_depend_on_worker_count():
-    one_cfg = config("hocus_pocus_v0", [2], 120, workers=1)
-    two_cfg = config("hocus_pocus_v0", [2], 120, workers=2)
+    one_cfg = config("hocus_pocus_v1", [2], 120, workers=1)
+    two_cfg = config("hocus_pocus_v1", [2], 120, workers=2)
     one = harness.summarize(one_cfg, harness.play_all(one_cfg))
     two = harness.summarize(two_cfg, harness.play_all(two_cfg))
     assert one["rows"] == two["rows"]
@@ -34,7 +34,7 @@ def test_results_do_not_depend_on_worker_count():
 
 def test_paired_seeds_every_pairing_plays_the_same_deals():
     """Every lineup plays seeds seed .. seed + games - 1 (so the same deals)."""
-    cfg = config("headless_horseman_v0", [2], 6, seed=40)
+    cfg = config("headless_horseman_v1", [2], 6, seed=40)
     results = harness.play_all(cfg)
     assert len(results) == 3  # two teams and one cross-play pairing
     assert {tuple(g.seed for g in games) for games in results.values()} == {tuple(range(40, 46))}
@@ -51,7 +51,7 @@ def test_seats_are_dealt_by_composition_and_rotated_by_seed():
 
 
 def crossplay_cells(agents: list[str], mode: str = "all") -> dict:
-    cfg = config("headless_horseman_v0", [3], 150, agents=agents, crossplay=mode)
+    cfg = config("headless_horseman_v1", [3], 150, agents=agents, crossplay=mode)
     summary = harness.summarize(cfg, harness.play_all(cfg, progress=False))
     return {
         tuple(sorted(zip(r["lineup"], r["seats"], strict=True))): r["win"] for r in summary["rows"]
@@ -73,7 +73,7 @@ def test_crossplay_at_three_players_reports_each_composition_whatever_the_agent_
 
 
 def test_focal_mode_plays_one_agent_with_partners_of_one_kind_and_pairs_it_with_their_team():
-    cfg = config("hocus_pocus_v0", [4], 10, crossplay="focal")
+    cfg = config("hocus_pocus_v1", [4], 10, crossplay="focal")
     summary = harness.summarize(cfg, harness.play_all(cfg, progress=False))
     assert [(r["label"], r["kind"]) for r in summary["rows"]] == [
         ("random×4", "team"),
@@ -92,7 +92,7 @@ def test_focal_mode_plays_one_agent_with_partners_of_one_kind_and_pairs_it_with_
 
 
 def test_paired_differences_are_per_deal_means():
-    cfg = config("headless_horseman_v0", [2], 40)
+    cfg = config("headless_horseman_v1", [2], 40)
     results = harness.play_all(cfg, progress=False)
     summary = harness.summarize(cfg, results)
     team = {a: harness.Lineup("team", (a,), (2,)) for a in cfg.agents}
@@ -110,7 +110,7 @@ def test_paired_differences_are_per_deal_means():
 
 
 def test_head_to_head_rates_every_agent_and_plays_both_ways_round_at_odd_counts():
-    cfg = config("hexenflug_v0", [2, 3], 40)
+    cfg = config("hexenflug_v1", [2, 3], 40)
     summary = harness.summarize(cfg, harness.play_all(cfg, progress=False))
     assert [(r["lineup"], r["seats"]) for r in summary["rows"]][:4] == [
         (["random", "heuristic:cautious"], [1, 1]),
@@ -130,7 +130,7 @@ def test_head_to_head_rates_every_agent_and_plays_both_ways_round_at_odd_counts(
 
 
 @pytest.mark.parametrize(
-    "env_id, games, at_least", [("hexenflug_v0", 100, 65), ("voodoo_mania_v0", 30, 25)]
+    "env_id, games, at_least", [("hexenflug_v1", 100, 65), ("voodoo_mania_v1", 30, 25)]
 )
 def test_heuristics_beat_random_head_to_head(env_id, games, at_least):
     cfg = config(env_id, [2], games)
@@ -143,7 +143,7 @@ def test_heuristics_beat_random_head_to_head(env_id, games, at_least):
 def test_cli_writes_results_report_and_plots(tmp_path, capsys):
     path = tmp_path / "coop.yaml"
     path.write_text(
-        "env: headless_horseman_v0\nplayers: [2]\nagents: [random, heuristic:focal]"
+        "env: headless_horseman_v1\nplayers: [2]\nagents: [random, heuristic:focal]"
         f"\ngames: 20\nworkers: 1\nout: {tmp_path}\n"
     )
     summary = eval_cli.main([str(path)])
@@ -165,7 +165,7 @@ def test_cli_writes_results_report_and_plots(tmp_path, capsys):
 
 
 def test_results_keep_every_game_and_their_provenance():
-    cfg = config("headless_horseman_v0", [3], 12, crossplay="focal")
+    cfg = config("headless_horseman_v1", [3], 12, crossplay="focal")
     results = harness.play_all(cfg, progress=False)
     summary = harness.summarize(cfg, results)
     row = next(r for r in summary["rows"] if r["label"] == "heuristic:focal + random×2")
@@ -218,14 +218,14 @@ def test_shipped_configs_are_valid(name):
     ],
 )
 def test_bad_configs_are_rejected_with_a_clear_message(data, match):
-    base = {"env": "hocus_pocus_v0", "players": [2], "agents": ["random"], "games": 5}
+    base = {"env": "hocus_pocus_v1", "players": [2], "agents": ["random"], "games": 5}
     with pytest.raises(envs.ConfigError, match=match):
         parse_config({**base, **data})
 
 
 def test_competitive_config_needs_two_agents_and_missing_file_is_clear(tmp_path):
     with pytest.raises(envs.ConfigError, match="at least two agents"):
-        parse_config({"env": "hexenflug_v0", "players": [2], "agents": ["random"]})
+        parse_config({"env": "hexenflug_v1", "players": [2], "agents": ["random"]})
     with pytest.raises(envs.ConfigError, match="not found"):
         load_config(tmp_path / "missing.yaml")
 
@@ -237,7 +237,7 @@ def write_config(tmp_path, text: str):
 
 
 def test_malformed_yaml_is_one_line_config_error(tmp_path):
-    path = write_config(tmp_path, "env: [hocus_pocus_v0\nplayers: [2]\n")
+    path = write_config(tmp_path, "env: [hocus_pocus_v1\nplayers: [2]\n")
     with pytest.raises(envs.ConfigError, match=r"not valid YAML at line 2, column 8") as err:
         load_config(path)
     assert "\n" not in str(err.value)
@@ -247,7 +247,7 @@ def test_cli_overrides_are_validated_and_output_checked_before_any_game(tmp_path
     blocker = tmp_path / "a_file"
     blocker.write_text("")
     path = write_config(
-        tmp_path, f"env: hocus_pocus_v0\nplayers: [2]\nagents: [random]\nout: {blocker}\n"
+        tmp_path, f"env: hocus_pocus_v1\nplayers: [2]\nagents: [random]\nout: {blocker}\n"
     )
     monkeypatch.setattr(harness, "play_all", lambda *a, **k: pytest.fail("games were played"))
     with pytest.raises(envs.ConfigError, match="workers: Input should be greater than or equal"):
@@ -263,7 +263,7 @@ def test_demo_plays_a_game_to_the_end(capsys):
 
 
 def test_demo_shows_every_tick_of_voodoo_mania(capsys):
-    demo.main(["--env", "voodoo_mania_v0", "--players", "2", "--seed", "0"])
+    demo.main(["--env", "voodoo_mania_v1", "--players", "2", "--seed", "0"])
     out = capsys.readouterr().out
     ticks = {line.split("tick ")[1].split()[0] for line in out.splitlines() if " tick " in line}
     assert len(ticks) > 20
@@ -273,7 +273,7 @@ def test_demo_shows_every_tick_of_voodoo_mania(capsys):
 def test_quick_run_plays_fewer_games_and_says_so(tmp_path, capsys):
     path = write_config(
         tmp_path,
-        "env: hocus_pocus_v0\nplayers: [2]\nagents: [random]\ngames: 5000\nworkers: 1\n"
+        "env: hocus_pocus_v1\nplayers: [2]\nagents: [random]\ngames: 5000\nworkers: 1\n"
         f"out: {tmp_path}\n",
     )
     summary = eval_cli.main([str(path), "--quick", "--games", "30"])
@@ -286,5 +286,5 @@ def test_bench_prints_a_table_with_ratios(capsys):
     results = bench.main(["--steps", "300", "--quick"])
     out = capsys.readouterr().out
     assert "Quick run (300 steps, one repeat): rough figures" in out
-    assert "hocus_pocus_v0" in results and results["hocus_pocus_v0"]["median"] > 0
-    assert "voodoo_mania_v0 [parallel]" in results and "agent-steps/s" in out
+    assert "hocus_pocus_v1" in results and results["hocus_pocus_v1"]["median"] > 0
+    assert "voodoo_mania_v1 [parallel]" in results and "agent-steps/s" in out

@@ -12,7 +12,7 @@ def test_tianshou_dqn_example_trains_and_tests_on_a_cauldron_game():
     from examples.tianshou_dqn import train
 
     torch.set_num_threads(1)
-    out = train("headless_horseman_v0", num_players=2, steps=300, num_envs=1, hidden=(32,))
+    out = train("headless_horseman_v1", num_players=2, steps=300, num_envs=1, hidden=(32,))
     assert out["env_steps"] >= 300
     assert out["test_reward"] in (-1.0, 1.0)  # one whole test game, won or lost by the team
 
@@ -28,9 +28,9 @@ def test_rllib_ppo_example_trains_a_masked_shared_policy():
     from examples.rllib_ppo import CauldronRLlibEnv, train
 
     torch.set_num_threads(1)
-    env = CauldronRLlibEnv({"env_id": "hexenflug_v0", "num_players": 2})
+    env = CauldronRLlibEnv({"env_id": "hexenflug_v1", "num_players": 2})
     obs, _ = env.reset(seed=0)
     [first] = obs.values()
     assert set(first) == {"observations", "action_mask"} and first["action_mask"].dtype == "float32"
-    returns = train("headless_horseman_v0", 2, iterations=2, batch=200, hidden=32)
+    returns = train("headless_horseman_v1", 2, iterations=2, batch=200, hidden=32)
     assert len(returns) == 2

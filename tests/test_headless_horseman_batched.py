@@ -31,7 +31,7 @@ from envs.headless_horseman.options import HeadlessHorsemanOptions
 from envs.headless_horseman.phases import Phase
 from envs.headless_horseman.rules import HeadlessHorsemanRules
 
-ENV = "headless_horseman_v0"
+ENV = "headless_horseman_v1"
 CONFIGS = [
     (2, {}),
     (3, {}),

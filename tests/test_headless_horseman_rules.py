@@ -67,7 +67,7 @@ def table(n=2, hands=None, pile=(), ichabod=0, horseman=-10, tokens=None, spins=
 def test_setup(n):
     """Set Up: Ichabod at the farm, the Horseman at his start, eight face-down Scare tokens,
     Speed tile 2, four cards each."""
-    env = envs.make("headless_horseman_v0", num_players=n)
+    env = envs.make("headless_horseman_v1", num_players=n)
     env.reset(seed=0)
     state = env.unwrapped.game
     assert state.ichabod == 0 and state.horseman == C.BOARD.horseman_start and state.flipped == 0
@@ -80,7 +80,7 @@ def test_setup(n):
 def test_secret_choices_stay_hidden_until_everyone_has_chosen():
     """1. Each Player Plays a Card: secretly. In the AEC env the later player sees only that the
     earlier one has chosen, never which card."""
-    env = envs.make("headless_horseman_v0", num_players=2)
+    env = envs.make("headless_horseman_v1", num_players=2)
     env.reset(seed=3)
     layout = env.unwrapped.encoder.observation_layout
     before = env.observe("player_1")["observation"]
@@ -239,7 +239,7 @@ def test_less_strategy_seats_play_the_top_card():
 
 
 def test_less_strategy_setup_deals_no_hand():
-    env = envs.make("headless_horseman_v0", num_players=3, handless_seats=(0, 2))
+    env = envs.make("headless_horseman_v1", num_players=3, handless_seats=(0, 2))
     env.reset(seed=0)
     assert [len(h) for h in env.unwrapped.game.hands] == [0, 4, 0]
 
@@ -269,7 +269,7 @@ def test_speed_tile_has_only_its_two_sides(speed_tile):
     """Set Up / More Challenging: the Speed tile shows "2" or "4"; other values are refused
     (they would also push the observation's speed field out of [0, 1])."""
     with pytest.raises(envs.ConfigError, match=r"'speed_tile' must be one of .*\[2, 4\]"):
-        envs.make("headless_horseman_v0", speed_tile=speed_tile)
+        envs.make("headless_horseman_v1", speed_tile=speed_tile)
 
 
 def test_horseman_encoded_from_the_lowest_start_a_board_may_have():

@@ -71,7 +71,7 @@ def test_heuristics_are_registered_by_name():
 # ----------------------------------------------------------------------------- distributions
 def batched_games(n: int, policy: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Agent-steps and seat 0's reward of the first game in each of ``games`` rows."""
-    benv = envs.make_batched("hexenflug_v0", num_players=n, batch_size=games)
+    benv = envs.make_batched("hexenflug_v1", num_players=n, batch_size=games)
     generator = torch.Generator().manual_seed(seed)
     if policy == "random":
         players = [BatchedRandom(n, CPU, generator)] * 2
@@ -161,15 +161,15 @@ def play(benv, steps: int, seed: int, until_done: bool = False) -> list[dict]:
 
 
 def test_same_seed_same_batch():
-    a = play(envs.make_batched("hexenflug_v0", num_players=4, batch_size=16), 100, seed=5)
-    b = play(envs.make_batched("hexenflug_v0", num_players=4, batch_size=16), 100, seed=5)
-    c = play(envs.make_batched("hexenflug_v0", num_players=4, batch_size=16), 100, seed=6)
+    a = play(envs.make_batched("hexenflug_v1", num_players=4, batch_size=16), 100, seed=5)
+    b = play(envs.make_batched("hexenflug_v1", num_players=4, batch_size=16), 100, seed=5)
+    c = play(envs.make_batched("hexenflug_v1", num_players=4, batch_size=16), 100, seed=6)
     assert all(torch.equal(x["observation"], y["observation"]) for x, y in zip(a, b, strict=True))
     assert not torch.equal(a[-1]["observation"], c[-1]["observation"])
 
 
 def test_bad_actions_raise_naming_rows_and_change_no_game():
-    benv = envs.make_batched("hexenflug_v0", num_players=2, batch_size=4)
+    benv = envs.make_batched("hexenflug_v1", num_players=2, batch_size=4)
     out = benv.reset(seed=0)
     before = benv.state().clone()
     legal = out["action_mask"].int().argmax(1)
@@ -185,7 +185,7 @@ def test_bad_actions_raise_naming_rows_and_change_no_game():
 
 def test_penalty_ends_only_the_offending_rows():
     benv = envs.make_batched(
-        "hexenflug_v0", num_players=3, batch_size=4, illegal_action="penalty", illegal_reward=-5.0
+        "hexenflug_v1", num_players=3, batch_size=4, illegal_action="penalty", illegal_reward=-5.0
     )
     out = benv.reset(seed=1)
     actions = out["action_mask"].int().argmax(1)
@@ -204,13 +204,13 @@ def test_penalty_ends_only_the_offending_rows():
 )
 def test_bad_configuration_raises_config_error(kwargs):
     with pytest.raises(envs.ConfigError):
-        envs.make_batched("hexenflug_v0", **{"batch_size": 4, **kwargs})
+        envs.make_batched("hexenflug_v1", **{"batch_size": 4, **kwargs})
 
 
 def test_auto_reset_reports_final_rewards_and_scores():
     """A finished game's last step reports its rewards (±1, a winner among them) and the final
     scores; the row then holds a fresh game (a full draw pile, turn 1)."""
-    benv = envs.make_batched("hexenflug_v0", num_players=2, batch_size=16, max_steps=5_000)
+    benv = envs.make_batched("hexenflug_v1", num_players=2, batch_size=16, max_steps=5_000)
     outs = play(benv, 3_000, seed=2, until_done=True)
     ended = [(o, o["done"].nonzero().flatten()) for o in outs[1:] if o["done"].any()]
     assert ended
@@ -246,7 +246,7 @@ def test_new_games_are_reference_deals(n):
 def test_lowest_legal_policy_is_truncated_at_max_steps():
     """The degenerate policy that never lands (issue 11) ends every row at ``max_steps``,
     reported as truncation."""
-    benv = envs.make_batched("hexenflug_v0", num_players=2, batch_size=8, max_steps=300)
+    benv = envs.make_batched("hexenflug_v1", num_players=2, batch_size=8, max_steps=300)
     out = benv.reset(seed=0)
     for _ in range(300):
         out = benv.step(out["action_mask"].to(torch.int8).argmax(1))

@@ -72,7 +72,7 @@ def test_observations_and_state_stay_in_their_box(n, policy):
     """Every observation and ``state()`` lies in its ``Box(0, 1)`` over long games (bounded by
     ``max_steps``) of random and lowest-legal play, at every player count and option set."""
     for k, options in enumerate(OPTION_SETS):
-        env = envs.make("hexenflug_v0", num_players=n, max_steps=1_000, **options)
+        env = envs.make("hexenflug_v1", num_players=n, max_steps=1_000, **options)
         env.reset(seed=10 * n + k)
         rng = np.random.default_rng(k)
         obs_space, state_space = env.observation_space("player_0")["observation"], env.state_space

@@ -72,7 +72,7 @@ def legal(rules, state) -> set[int]:
 @pytest.mark.parametrize("n, per_colour", [(2, 7), (3, 8), (4, 9), (5, 9)])
 def test_setup_removes_spellbooks_by_player_count(n, per_colour):
     """Setup: 2 players remove two Spellbooks of each colour, 3 players one, 4–5 none."""
-    env = envs.make("hexenflug_v0", num_players=n)
+    env = envs.make("hexenflug_v1", num_players=n)
     env.reset(seed=0)
     state = env.unwrapped.game
     assert state.supply == [per_colour] * 5
@@ -362,7 +362,7 @@ def test_score_margin_reward_option():
 
 
 def test_env_reports_scores_and_winners_at_the_end():
-    env = envs.make("hexenflug_v0", num_players=2)
+    env = envs.make("hexenflug_v1", num_players=2)
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     for _ in env.agent_iter():

@@ -26,7 +26,7 @@ from envs.hocus_pocus.batched import batched_game, from_reference, to_reference
 from envs.hocus_pocus.phases import Phase
 from tests.hocus_pocus_helpers import card, play, table
 
-ENV = "hocus_pocus_v0"
+ENV = "hocus_pocus_v1"
 SUB_DECISIONS = ("Oh, Look!", "Come Little Children", "Fly, My Pretty", "I Put a Spell on You")
 CONFIGS = [
     (2, {}),

@@ -18,7 +18,7 @@ from envs.hocus_pocus import actions as A
 from envs.hocus_pocus.phases import Phase
 from tests.test_hocus_pocus_batched import CONFIGS, POLICIES, config_id, mixed_policy, transitions
 
-ENV = "hocus_pocus_v0"
+ENV = "hocus_pocus_v1"
 CPU = torch.device("cpu")
 
 

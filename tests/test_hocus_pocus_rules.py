@@ -45,7 +45,7 @@ def stuck_table(spell: str, n: int = 3, salt_used: bool = True, **kwargs):
 @pytest.mark.parametrize("n, size", [(2, 4), (3, 4), (4, 3), (5, 3), (6, 3)])
 def test_setup_deals_by_player_count(n, size):
     """Setup: 4 Ingredient cards each with 2–3 players, 3 with 4–6; the rest is the deck."""
-    env = envs.make("hocus_pocus_v0", num_players=n)
+    env = envs.make("hocus_pocus_v1", num_players=n)
     env.reset(seed=0)
     state = env.unwrapped.game
     assert [len(h) for h in state.hands] == [size] * n
@@ -59,7 +59,7 @@ def test_setup_random_start_seat_option():
     """Setup (start player): seat 0 by default; `start_seat="random"` draws it from the seed."""
     starts = set()
     for seed in range(12):
-        env = envs.make("hocus_pocus_v0", num_players=4, start_seat="random")
+        env = envs.make("hocus_pocus_v1", num_players=4, start_seat="random")
         env.reset(seed=seed)
         starts.add(env.agent_selection)
     assert len(starts) > 1
@@ -629,7 +629,7 @@ def test_observation_hides_other_hands():
 # ----------------------------------------------------------------------------- Env layer
 def test_partner_decision_moves_agent_selection():
     """Daylight Savings Time through the AEC env: the partner's choice is the partner's step."""
-    env = envs.make("hocus_pocus_v0", num_players=3)
+    env = envs.make("hocus_pocus_v1", num_players=3)
     env.reset(seed=0)
     env.step(A.ASK)
     assert env.agent_selection == "player_0" and A.SWAP in env.unwrapped.legal_actions()
@@ -646,7 +646,7 @@ def test_partner_decision_moves_agent_selection():
 
 def test_render_hides_other_hands_from_a_player_but_not_from_a_spectator():
     """Rendering: a player sees only their own cards (and Binx's); a spectator sees all."""
-    env = envs.make("hocus_pocus_v0", num_players=3, render_mode="ansi")
+    env = envs.make("hocus_pocus_v1", num_players=3, render_mode="ansi")
     env.reset(seed=0)
     game = env.unwrapped.game
     mine = env.unwrapped.render_for("player_0")

@@ -15,7 +15,7 @@ from eval import executors, harness
 from eval.config import parse_config
 
 BASE = {
-    "env": "hexenflug_v0",
+    "env": "hexenflug_v1",
     "players": [2],
     "agents": ["random", "heuristic:greedy"],
     "games": 60,
@@ -97,7 +97,7 @@ def test_ray_evaluation_equals_its_local_twin(ray_instance):
 
 
 def test_cooperative_ray_evaluation_equals_its_local_twin(ray_instance):
-    data = {**BASE, "env": "headless_horseman_v0", "players": [2, 3], "agents": ["random"]}
+    data = {**BASE, "env": "headless_horseman_v1", "players": [2, 3], "agents": ["random"]}
     local, remote = parse_config(data), parse_config({**data, "executor": "ray"})
     a = harness.summarize(local, harness.play_all(local, progress=False))
     b = harness.summarize(remote, harness.play_all(remote, progress=False))

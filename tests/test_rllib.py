@@ -17,7 +17,7 @@ from train.config import parse_config
 
 HORSEMAN = {
     "name": "rllib-test",
-    "env": "headless_horseman_v0",
+    "env": "headless_horseman_v1",
     "num_players": 2,
     "trainer": "rllib",
     "num_envs": 2,
@@ -32,7 +32,7 @@ HORSEMAN = {
 }
 HEXENFLUG = {
     **HORSEMAN,
-    "env": "hexenflug_v0",
+    "env": "hexenflug_v1",
     "opponents": ["random", "heuristic:greedy"],
     "self_play_every": 1,
 }
@@ -90,7 +90,7 @@ def test_shipped_rllib_configs_are_valid(game):
 # ------------------------------------------------------------------ the rllib: agent
 
 
-def exported(folder: Path, env_id: str = "headless_horseman_v0") -> Path:
+def exported(folder: Path, env_id: str = "headless_horseman_v1") -> Path:
     """A policy file as trainer 'rllib' exports it, in a checkpoint-like folder."""
     torch = pytest.importorskip("torch")
     from agents.torch_policy import PolicyNet, save_checkpoint
@@ -104,8 +104,8 @@ def exported(folder: Path, env_id: str = "headless_horseman_v0") -> Path:
 
 
 def test_rllib_agent_plays_legal_moves_from_the_exported_weights(tmp_path):
-    agent = make_agent(f"rllib:{exported(tmp_path)}", "headless_horseman_v0")
-    env = envs.make("headless_horseman_v0", num_players=2)
+    agent = make_agent(f"rllib:{exported(tmp_path)}", "headless_horseman_v1")
+    env = envs.make("headless_horseman_v1", num_players=2)
     env.reset(seed=3)
     for _ in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
@@ -118,9 +118,9 @@ def test_rllib_agent_plays_legal_moves_from_the_exported_weights(tmp_path):
 def test_rllib_agent_needs_the_export_and_never_opens_rllibs_pickles(tmp_path):
     (tmp_path / "algorithm_state.pkl").write_bytes(pickle.dumps({"any": "state"}))
     with pytest.raises(ConfigError, match=r"holds no cauldron_policy.pt"):
-        make_agent(f"rllib:{tmp_path}", "headless_horseman_v0")
+        make_agent(f"rllib:{tmp_path}", "headless_horseman_v1")
     with pytest.raises(ConfigError, match=r"rllib checkpoint 'nowhere' not found"):
-        make_agent("rllib:nowhere", "headless_horseman_v0")
+        make_agent("rllib:nowhere", "headless_horseman_v1")
 
 
 class Trap:
@@ -142,13 +142,13 @@ def test_a_pickle_in_place_of_the_export_is_refused_without_running(tmp_path):
         {"format": "cauldron-torch-v1", "trap": Trap(marker)}, tmp_path / "cauldron_policy.pt"
     )
     with pytest.raises(ConfigError, match="refused without running them"):
-        make_agent(f"rllib:{tmp_path}", "headless_horseman_v0")
+        make_agent(f"rllib:{tmp_path}", "headless_horseman_v1")
     assert not marker.exists()
 
 
 def test_rllib_agent_for_another_game_is_refused(tmp_path):
-    with pytest.raises(ConfigError, match="trained for 'headless_horseman_v0', not 'hexenflug_v0'"):
-        make_agent(f"rllib:{exported(tmp_path)}", "hexenflug_v0")
+    with pytest.raises(ConfigError, match="trained for 'headless_horseman_v1', not 'hexenflug_v1'"):
+        make_agent(f"rllib:{exported(tmp_path)}", "hexenflug_v1")
 
 
 # ------------------------------------------------------------------ with RLlib

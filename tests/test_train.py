@@ -18,8 +18,8 @@ from train.config import load_config, parse_config
 from train.runlog import read_metrics
 
 OPPONENTS = {
-    "hexenflug_v0": ["random", "heuristic:cautious"],
-    "voodoo_mania_v0": ["random", "heuristic:fast"],
+    "hexenflug_v1": ["random", "heuristic:cautious"],
+    "voodoo_mania_v1": ["random", "heuristic:fast"],
 }
 
 
@@ -60,21 +60,21 @@ def tiny(env_id: str, trainer: str, tmp_path, **extra) -> dict:
     ],
 )
 def test_bad_train_configs_are_rejected_before_any_work(data, match):
-    base = {"env": "headless_horseman_v0", "num_players": 2}
+    base = {"env": "headless_horseman_v1", "num_players": 2}
     with pytest.raises(envs.ConfigError, match=match):
         parse_config({**base, **data})
 
 
 def test_competitive_and_trainer_specific_checks():
     with pytest.raises(envs.ConfigError, match="competitive: opponents must name"):
-        parse_config({"env": "hexenflug_v0"})
+        parse_config({"env": "hexenflug_v1"})
     with pytest.raises(envs.ConfigError, match="unknown heuristic"):
-        parse_config({"env": "hexenflug_v0", "opponents": ["heuristic:bold"]})
+        parse_config({"env": "hexenflug_v1", "opponents": ["heuristic:bold"]})
     with pytest.raises(envs.ConfigError, match="centralized_critic needs a cooperative game"):
-        parse_config({"env": "hexenflug_v0", "opponents": ["random"], "centralized_critic": True})
+        parse_config({"env": "hexenflug_v1", "opponents": ["random"], "centralized_critic": True})
     with pytest.raises(envs.ConfigError, match="self_play_every .* needs trainer 'torch'"):
         parse_config(
-            {"env": "hexenflug_v0", "trainer": "sb3", "self_play_every": 5, "opponents": ["random"]}
+            {"env": "hexenflug_v1", "trainer": "sb3", "self_play_every": 5, "opponents": ["random"]}
         )
 
 
@@ -112,7 +112,7 @@ def test_end_of_game_reward_reaches_the_learner_when_another_seat_ends_it():
         def act(self, observation, mask):
             return HA.DRAW if mask[HA.DRAW] else int(np.flatnonzero(mask)[0])
 
-    bridge = SingleAgentBridge("hexenflug_v0", 2, opponents=[lambda rng: AlwaysDraw()], seed=0)
+    bridge = SingleAgentBridge("hexenflug_v1", 2, opponents=[lambda rng: AlwaysDraw()], seed=0)
     bridge.reset(seed=0)
     assert bridge.learner == "player_0" and bridge.aec.agent_selection == "player_0"
     game = bridge.aec.unwrapped.game
@@ -153,26 +153,26 @@ def test_centralized_critic_reads_the_state(tmp_path):
     from train.ppo import train
     from train.runlog import RunLog
 
-    config = parse_config(tiny("hocus_pocus_v0", "torch", tmp_path, centralized_critic=True))
+    config = parse_config(tiny("hocus_pocus_v1", "torch", tmp_path, centralized_critic=True))
     checkpoint = train(config, RunLog(config.folder, quiet=True))
     import torch
 
     saved = torch.load(checkpoint, weights_only=True)
-    state_size = envs.make("hocus_pocus_v0").state_space.shape[0]
+    state_size = envs.make("hocus_pocus_v1").state_space.shape[0]
     assert saved["state_size"] == state_size
     assert saved["state_dict"]["critic.0.0.weight"].shape[1] == state_size
-    make_agent(f"torch:{checkpoint}", "hocus_pocus_v0")
+    make_agent(f"torch:{checkpoint}", "hocus_pocus_v1")
 
 
 def test_recurrent_core_trains_and_keeps_one_memory_per_seat(tmp_path):
     from train.ppo import train
     from train.runlog import RunLog
 
-    config = parse_config(tiny("hocus_pocus_v0", "torch", tmp_path, recurrent=8))
+    config = parse_config(tiny("hocus_pocus_v1", "torch", tmp_path, recurrent=8))
     checkpoint = train(config, RunLog(config.folder, quiet=True))
-    agent = make_agent(f"torch:{checkpoint}", "hocus_pocus_v0")
+    agent = make_agent(f"torch:{checkpoint}", "hocus_pocus_v1")
     assert agent.net.recurrent == 8 and agent.memory is None
-    env = envs.make("hocus_pocus_v0", num_players=2)
+    env = envs.make("hocus_pocus_v1", num_players=2)
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     agent.act(obs["observation"], obs["action_mask"])
@@ -182,7 +182,7 @@ def test_recurrent_core_trains_and_keeps_one_memory_per_seat(tmp_path):
     agent.reset(3)
     assert agent.memory is None
     with pytest.raises(envs.ConfigError, match="recurrent needs trainer 'torch'"):
-        parse_config(tiny("hocus_pocus_v0", "sb3", tmp_path, recurrent=8))
+        parse_config(tiny("hocus_pocus_v1", "sb3", tmp_path, recurrent=8))
 
 
 def test_self_play_snapshots_join_the_opponent_pool(tmp_path, monkeypatch):
@@ -194,7 +194,7 @@ def test_self_play_snapshots_join_the_opponent_pool(tmp_path, monkeypatch):
     monkeypatch.setattr(vector, "opponent_pool", lambda c: pools.append(real_pool(c)) or pools[-1])
     config = parse_config(
         tiny(
-            "hexenflug_v0",
+            "hexenflug_v1",
             "torch",
             tmp_path,
             self_play_every=1,
@@ -215,12 +215,12 @@ def test_cli_saves_config_and_resumes(tmp_path, capsys):
     path.write_text(
         "\n".join(
             f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}"
-            for k, v in tiny("headless_horseman_v0", "torch", tmp_path).items()
+            for k, v in tiny("headless_horseman_v1", "torch", tmp_path).items()
             if k != "opponents"
         )
     )
     train_cli.main([str(path), "--quiet"])
-    folder = tmp_path / "headless_horseman_v0-torch"
+    folder = tmp_path / "headless_horseman_v1-torch"
     assert {
         "config.yaml",
         "final.pt",
@@ -248,10 +248,10 @@ def test_results_table_of_a_competitive_run(tmp_path, capsys):
     from train import results
 
     path = tmp_path / "run.yaml"
-    path.write_text(yaml.safe_dump(tiny("hexenflug_v0", "sb3", tmp_path)))
+    path.write_text(yaml.safe_dump(tiny("hexenflug_v1", "sb3", tmp_path)))
     train_cli.main([str(path), "--quiet"])
     curves = tmp_path / "curves"
-    text = results.main([str(tmp_path / "hexenflug_v0-sb3"), "--curves", str(curves)])
+    text = results.main([str(tmp_path / "hexenflug_v1-sb3"), "--curves", str(curves)])
     assert (curves / "hexenflug_sb3.png").stat().st_size > 0
     header, _, row = text.splitlines()
     assert "trained seat vs random" in header
@@ -271,7 +271,7 @@ def test_results_table_of_a_competitive_run(tmp_path, capsys):
 )
 def test_cli_set_overrides_are_validated_like_the_file(tmp_path, pair, match):
     path = tmp_path / "run.yaml"
-    path.write_text("env: headless_horseman_v0\n")
+    path.write_text("env: headless_horseman_v1\n")
     with pytest.raises(envs.ConfigError, match=match):
         train_cli.main([str(path), "--set", pair])
 
@@ -282,7 +282,7 @@ def test_pytorch_trainer_beats_random_play(tmp_path):
     config = parse_config(
         {
             "name": "learn",
-            "env": "headless_horseman_v0",
+            "env": "headless_horseman_v1",
             "num_players": 2,
             "options": {"progress_reward": 1.0},
             "total_steps": 150_000,
@@ -299,8 +299,8 @@ def test_pytorch_trainer_beats_random_play(tmp_path):
 
     checkpoint = train(config, RunLog(config.folder, quiet=True))
     seeds = range(500, 700)
-    trained = play_team("headless_horseman_v0", 2, f"torch:{checkpoint}", seeds)
-    randoms = play_team("headless_horseman_v0", 2, "random", seeds)
+    trained = play_team("headless_horseman_v1", 2, f"torch:{checkpoint}", seeds)
+    randoms = play_team("headless_horseman_v1", 2, "random", seeds)
     win = lambda games: sum(g.info["outcome"] == 1 for g in games) / len(games)  # noqa: E731
     assert win(trained) > win(randoms) + 0.1, (win(trained), win(randoms))
 
@@ -317,7 +317,7 @@ def test_worker_processes_train_the_same_network_as_the_trainers_own_process(tmp
     weights = []
     for workers in (0, 2):
         config = parse_config(
-            tiny("hexenflug_v0", "torch", tmp_path, name=f"w{workers}", workers=workers)
+            tiny("hexenflug_v1", "torch", tmp_path, name=f"w{workers}", workers=workers)
         )
         net, _ = load_checkpoint(ppo.train(config, RunLog(config.folder, quiet=True)))
         weights.append(net.state_dict())
@@ -328,7 +328,7 @@ def test_worker_processes_train_the_same_network_as_the_trainers_own_process(tmp
 def test_max_minutes_stops_training_early_and_still_saves(tmp_path, trainer):
     config = parse_config(
         tiny(
-            "headless_horseman_v0",
+            "headless_horseman_v1",
             trainer,
             tmp_path,
             total_steps=10**7,
@@ -357,7 +357,7 @@ def test_worker_processes_take_commands_and_raise_their_errors_in_the_trainer(tm
     from agents.torch_policy import PolicyNet
     from train.vector import VectorGames
 
-    config = parse_config(tiny("hexenflug_v0", "torch", tmp_path, workers=1, self_play_every=1))
+    config = parse_config(tiny("hexenflug_v1", "torch", tmp_path, workers=1, self_play_every=1))
     games = VectorGames(config)
     games.reset(list(range(config.num_envs)))
     games.step(torch.zeros(config.num_envs, dtype=torch.long))

@@ -46,19 +46,19 @@ def tiny_batched(env_id: str, tmp_path, **extra) -> dict:
 )
 def test_bad_batched_configs_are_rejected_before_any_work(extra, match, tmp_path):
     with pytest.raises(ValueError, match=match):
-        parse_config(tiny_batched("headless_horseman_v0", tmp_path, **extra))
+        parse_config(tiny_batched("headless_horseman_v1", tmp_path, **extra))
 
 
 def test_batched_opponents_need_a_batched_form(tmp_path):
     spec = "python:agents.random_agent:RandomAgent"
-    data = tiny_batched("headless_horseman_v0", tmp_path, num_players=2)
-    data.update(env="hexenflug_v0", opponents=[spec])
+    data = tiny_batched("headless_horseman_v1", tmp_path, num_players=2)
+    data.update(env="hexenflug_v1", opponents=[spec])
     with pytest.raises(ValueError, match="has no batched form"):
         parse_config(data)
 
 
 def test_reference_engine_keeps_its_256_games_limit(tmp_path):
-    data = tiny_batched("headless_horseman_v0", tmp_path, engine="reference", num_envs=512)
+    data = tiny_batched("headless_horseman_v1", tmp_path, engine="reference", num_envs=512)
     with pytest.raises(ValueError, match="above 256 needs engine 'batched'"):
         parse_config(data)
 
@@ -131,7 +131,7 @@ def test_batched_ppo_learns_the_horseman(tmp_path):
     config = parse_config(
         {
             "name": "learn-batched",
-            "env": "headless_horseman_v0",
+            "env": "headless_horseman_v1",
             "num_players": 2,
             "options": {"progress_reward": 1.0},
             "engine": "batched",
@@ -146,7 +146,7 @@ def test_batched_ppo_learns_the_horseman(tmp_path):
     )
     checkpoint = train(config, RunLog(config.folder, quiet=True))
     seeds = range(500, 700)
-    trained = play_team("headless_horseman_v0", 2, f"torch:{checkpoint}", seeds)
-    randoms = play_team("headless_horseman_v0", 2, "random", seeds)
+    trained = play_team("headless_horseman_v1", 2, f"torch:{checkpoint}", seeds)
+    randoms = play_team("headless_horseman_v1", 2, "random", seeds)
     win = lambda games: sum(g.info["outcome"] == 1 for g in games) / len(games)  # noqa: E731
     assert win(trained) > win(randoms) + 0.1, (win(trained), win(randoms))

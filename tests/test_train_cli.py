@@ -23,14 +23,14 @@ def write(tmp_path, text: str, name: str = "quick.yaml") -> str:
 
 
 def test_numbers_read_as_written_in_files_and_set(tmp_path):
-    path = write(tmp_path, "env: headless_horseman_v0\nlearning_rate: 3e-4\n")
+    path = write(tmp_path, "env: headless_horseman_v1\nlearning_rate: 3e-4\n")
     assert load_config(path).learning_rate == pytest.approx(3e-4)
     config = load_config(path, ["learning_rate=1.5e-3", "ent_coef=0"])
     assert config.learning_rate == pytest.approx(1.5e-3) and config.ent_coef == 0
 
 
 def test_a_dotted_set_changes_one_option_and_keeps_the_others(tmp_path):
-    path = write(tmp_path, "env: headless_horseman_v0\noptions: {progress_reward: 1.0}\n")
+    path = write(tmp_path, "env: headless_horseman_v1\noptions: {progress_reward: 1.0}\n")
     config = load_config(path, ["options.speed_tile=4"])
     assert config.options == {"progress_reward": 1.0, "speed_tile": 4}
     with pytest.raises(envs.ConfigError, match="only options takes a dotted key"):
@@ -40,7 +40,7 @@ def test_a_dotted_set_changes_one_option_and_keeps_the_others(tmp_path):
 
 
 def test_run_folders_carry_the_seed_unless_named(tmp_path):
-    path = write(tmp_path, "env: headless_horseman_v0\n")
+    path = write(tmp_path, "env: headless_horseman_v1\n")
     assert load_config(path).folder.name == "quick-seed0"
     assert load_config(path, ["seed=3"]).folder.name == "quick-seed3"
     assert load_config(path, ["name=mine"]).folder.name == "mine"
@@ -50,7 +50,7 @@ def test_run_folders_carry_the_seed_unless_named(tmp_path):
 
 
 def test_malformed_yaml_is_a_one_line_error_naming_file_and_line(tmp_path):
-    path = write(tmp_path, "env: headless_horseman_v0\nhidden: [64, 64\n")
+    path = write(tmp_path, "env: headless_horseman_v1\nhidden: [64, 64\n")
     with pytest.raises(envs.ConfigError) as caught:
         load_config(path)
     assert "quick.yaml: not valid YAML at line" in str(caught.value)
@@ -61,21 +61,21 @@ def test_malformed_yaml_is_a_one_line_error_naming_file_and_line(tmp_path):
 def test_bad_seed_lists_are_refused_before_any_run(tmp_path, monkeypatch, text):
     monkeypatch.setattr(train_cli, "run", lambda *a: pytest.fail("ran"))
     with pytest.raises(envs.ConfigError, match="--seeds"):
-        train_cli.main([write(tmp_path, "env: headless_horseman_v0\n"), f"--seeds={text}"])
+        train_cli.main([write(tmp_path, "env: headless_horseman_v1\n"), f"--seeds={text}"])
 
 
 def test_seeds_run_one_folder_each_then_the_table_across_seeds(tmp_path, monkeypatch, capsys):
     ran = []
     monkeypatch.setattr(train_cli, "run", lambda config, quiet: ran.append(config) or {})
     monkeypatch.setattr(results, "seed_table", lambda folders: f"table of {len(folders)}")
-    path = write(tmp_path, f"env: headless_horseman_v0\nout: {tmp_path}\n")
+    path = write(tmp_path, f"env: headless_horseman_v1\nout: {tmp_path}\n")
     train_cli.main([path, "--seeds", "0,1,2"])
     assert [c.seed for c in ran] == [0, 1, 2]
     assert [c.folder.name for c in ran] == ["quick-seed0", "quick-seed1", "quick-seed2"]
     assert capsys.readouterr().out.strip().endswith("table of 3")
 
 
-def fake_run(folder, seed: int, rate: float, env: str = "headless_horseman_v0") -> None:
+def fake_run(folder, seed: int, rate: float, env: str = "headless_horseman_v1") -> None:
     """A finished cooperative run folder with only what the results tables read."""
     folder.mkdir(parents=True)
     config = {"env": env, "num_players": 2, "trainer": "torch", "seed": seed, "name": folder.name}
@@ -104,7 +104,7 @@ def test_the_table_across_seeds_gives_each_seed_and_a_bootstrap_mean(tmp_path):
     mean, interval = cells[5].split(" ", 1)
     low, high = (float(x) for x in interval.strip("[]").split(","))
     assert mean == "70.0%" and 60.0 <= low < 70.0 < high <= 80.0
-    fake_run(tmp_path / "other", 3, 0.5, env="hocus_pocus_v0")
+    fake_run(tmp_path / "other", 3, 0.5, env="hocus_pocus_v1")
     with pytest.raises(envs.ConfigError, match="differs .* in env: not seeds of one config"):
         results.seed_table([*folders, tmp_path / "other"])
 
@@ -114,7 +114,7 @@ def test_checkpoints_record_players_and_options_and_final_evaluation_seeds_from_
     tmp_path, trainer
 ):
     options = {"progress_reward": 0.5}
-    data = tiny("headless_horseman_v0", trainer, tmp_path, total_steps=128, eval_every=1)
+    data = tiny("headless_horseman_v1", trainer, tmp_path, total_steps=128, eval_every=1)
     path = write(tmp_path, yaml.safe_dump({**data, "options": options, "final_eval_games": 2}))
     summaries = train_cli.main([path, "--quiet"])
     folder = tmp_path / data["name"]
@@ -133,7 +133,7 @@ def test_checkpoints_record_players_and_options_and_final_evaluation_seeds_from_
 
 @pytest.mark.slow
 def test_a_real_seed_sweep_prints_the_table_across_seeds(tmp_path, capsys):
-    data = tiny("headless_horseman_v0", "torch", tmp_path, total_steps=128, final_eval_games=4)
+    data = tiny("headless_horseman_v1", "torch", tmp_path, total_steps=128, final_eval_games=4)
     del data["name"]
     train_cli.main([write(tmp_path, yaml.safe_dump(data)), "--quiet", "--seeds", "0,1"])
     assert {p.name for p in tmp_path.iterdir()} >= {"quick-seed0", "quick-seed1"}

@@ -34,7 +34,7 @@ class WritesMarker:
 
 def write_config(tmp_path, trainer: str = "torch", **extra) -> str:
     path = tmp_path / "run.yaml"
-    path.write_text(yaml.safe_dump(tiny("headless_horseman_v0", trainer, tmp_path, **extra)))
+    path.write_text(yaml.safe_dump(tiny("headless_horseman_v1", trainer, tmp_path, **extra)))
     return str(path)
 
 
@@ -57,7 +57,7 @@ def write_raw_pickle(data, path) -> None:
 @pytest.mark.parametrize("trainer", ["torch", "sb3"])
 def test_a_train_state_that_would_run_code_is_refused_unrun(tmp_path, trainer, writer):
     marker = tmp_path / "marker"
-    config = parse_config(tiny("headless_horseman_v0", trainer, tmp_path, resume=True))
+    config = parse_config(tiny("headless_horseman_v1", trainer, tmp_path, resume=True))
     config.folder.mkdir(parents=True)
     writer({"net": WritesMarker(marker)}, config.folder / "train_state.pt")
     path = write_config(tmp_path, trainer, resume=True)
@@ -71,29 +71,29 @@ def test_torch_and_sb3_checkpoints_that_would_run_code_are_refused_unrun(tmp_pat
     marker = tmp_path / "marker"
     evil = tmp_path / "evil.pt"
     torch.save({"format": "cauldron-torch-v1", "state_dict": WritesMarker(marker)}, evil)
-    one_line_error(lambda: make_agent(f"torch:{evil}", "hexenflug_v0"), "evil.pt", "refused")
-    env = envs.make("hexenflug_v0")
+    one_line_error(lambda: make_agent(f"torch:{evil}", "hexenflug_v1"), "evil.pt", "refused")
+    env = envs.make("hexenflug_v1")
     sb3 = tmp_path / "evil.zip"
     with zipfile.ZipFile(sb3, "w") as archive, archive.open("policy.pth", "w") as member:
         torch.save({"weights": WritesMarker(marker)}, member)
     (tmp_path / "evil.zip.cauldron.json").write_text(
         json.dumps(
             {
-                "env_id": "hexenflug_v0",
+                "env_id": "hexenflug_v1",
                 "obs_size": int(env.observation_space("player_0")["observation"].shape[0]),
                 "num_actions": int(env.action_space("player_0").n),
                 "net_arch": [8],
             }
         )
     )
-    one_line_error(lambda: make_agent(f"sb3:{sb3}", "hexenflug_v0"), "evil.zip", "refused")
+    one_line_error(lambda: make_agent(f"sb3:{sb3}", "hexenflug_v1"), "evil.zip", "refused")
     assert not marker.exists()
     (tmp_path / "evil.zip.cauldron.json").write_text("{not json")
-    one_line_error(lambda: make_agent(f"sb3:{sb3}", "hexenflug_v0"), "cauldron.json")
+    one_line_error(lambda: make_agent(f"sb3:{sb3}", "hexenflug_v1"), "cauldron.json")
 
 
 def test_a_truncated_train_state_gives_one_line_naming_the_file(tmp_path):
-    config = parse_config(tiny("headless_horseman_v0", "torch", tmp_path))
+    config = parse_config(tiny("headless_horseman_v1", "torch", tmp_path))
     runfolder.save_state(config, 128, {"net": {"w": torch.zeros(50, 50)}})
     state = config.folder / "train_state.pt"
     state.write_bytes(state.read_bytes()[:2000])
@@ -102,7 +102,7 @@ def test_a_truncated_train_state_gives_one_line_naming_the_file(tmp_path):
 
 
 def test_resume_refuses_a_changed_field_that_shapes_the_training(tmp_path):
-    config = parse_config(tiny("headless_horseman_v0", "torch", tmp_path))
+    config = parse_config(tiny("headless_horseman_v1", "torch", tmp_path))
     runfolder.save_state(config, 128, {})
     for field, value in [
         ("num_envs", 4),
@@ -125,7 +125,7 @@ def test_resume_without_a_saved_state_is_an_error(tmp_path):
 
 
 def test_a_fresh_run_clears_the_previous_runs_artifacts_only(tmp_path):
-    config = parse_config(tiny("headless_horseman_v0", "torch", tmp_path))
+    config = parse_config(tiny("headless_horseman_v1", "torch", tmp_path))
     folder = config.folder
     (folder / "checkpoints").mkdir(parents=True)
     (folder / "final_rllib").mkdir()
@@ -137,7 +137,7 @@ def test_a_fresh_run_clears_the_previous_runs_artifacts_only(tmp_path):
 
 
 def test_a_second_run_into_a_locked_folder_fails_fast(tmp_path):
-    config = parse_config(tiny("headless_horseman_v0", "torch", tmp_path))
+    config = parse_config(tiny("headless_horseman_v1", "torch", tmp_path))
     with runfolder.claim(config):
         one_line_error(
             lambda: train_cli.main([write_config(tmp_path), "--quiet"]),
@@ -153,7 +153,7 @@ def test_kill_and_resume_leaves_no_duplicate_metrics_and_a_readable_csv(tmp_path
     them once; pandas reads the header row as column names."""
     path = write_config(tmp_path, eval_every=2)
     train_cli.main([path, "--quiet"])
-    folder = tmp_path / "headless_horseman_v0-torch"
+    folder = tmp_path / "headless_horseman_v1-torch"
     with (folder / "metrics.csv").open("a") as file:
         file.write("384,train/mean_return,0.5\n")  # written by an update that was never saved
     train_cli.main([path, "--quiet", "--set", "total_steps=512", "--set", "resume=true"])
@@ -167,7 +167,7 @@ def test_kill_and_resume_leaves_no_duplicate_metrics_and_a_readable_csv(tmp_path
 def test_sb3_resume_continues_from_the_saved_tensors(tmp_path):
     path = write_config(tmp_path, "sb3")
     train_cli.main([path, "--quiet"])
-    folder = tmp_path / "headless_horseman_v0-sb3"
+    folder = tmp_path / "headless_horseman_v1-sb3"
     saved = torch.load(folder / "train_state.pt", weights_only=True)
     assert saved["step"] == 256 and "policy" in saved and "optimizer" in saved
     assert not (folder / "train_state.zip").exists()

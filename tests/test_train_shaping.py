@@ -11,9 +11,9 @@ from train.config import parse_config
 
 
 def test_shaping_adds_to_the_learners_reward_after_every_move():
-    plain = SingleAgentBridge("headless_horseman_v0", 2, seed=0)
+    plain = SingleAgentBridge("headless_horseman_v1", 2, seed=0)
     shaped = SingleAgentBridge(
-        "headless_horseman_v0", 2, seed=0, reward_shaping=shaping_example.bonus_for_seat_0
+        "headless_horseman_v1", 2, seed=0, reward_shaping=shaping_example.bonus_for_seat_0
     )
     shaping_example.CALLS.clear()
     plain.reset(seed=3)
@@ -32,9 +32,9 @@ def test_shaping_adds_to_the_learners_reward_after_every_move():
 def test_shaping_sees_the_opponents_moves_too():
     from agents import make_agent
 
-    pool = [lambda rng: make_agent("random", "hexenflug_v0", int(rng.integers(2**31)))]
+    pool = [lambda rng: make_agent("random", "hexenflug_v1", int(rng.integers(2**31)))]
     bridge = SingleAgentBridge(
-        "hexenflug_v0",
+        "hexenflug_v1",
         2,
         opponents=pool,
         seed=0,
@@ -64,7 +64,7 @@ def test_bad_shaping_specs_are_rejected_naming_the_spec(spec, match):
 
 
 def test_training_config_checks_the_shaping_function(tmp_path):
-    data = {"env": "headless_horseman_v0", "out": str(tmp_path)}
+    data = {"env": "headless_horseman_v1", "out": str(tmp_path)}
     config = parse_config({**data, "reward_shaping": "tests.shaping_example:bonus_for_seat_0"})
     assert config.reward_shaping.endswith("bonus_for_seat_0")
     with pytest.raises(ValueError, match="cannot be imported"):

@@ -23,7 +23,7 @@ from agents.voodoo_mania_heuristic import ChainVoodoo, FastVoodoo
 from envs.voodoo_mania import components as C
 from envs.voodoo_mania.batched import batched_game, count_answers, from_reference, to_reference
 
-ENV = "voodoo_mania_v0"
+ENV = "voodoo_mania_v1"
 CONFIGS = [
     (2, {}),
     (3, {}),

@@ -24,7 +24,7 @@ from tests.test_voodoo_mania_batched import (
     transitions,
 )
 
-ENV = "voodoo_mania_v0"
+ENV = "voodoo_mania_v1"
 CPU = torch.device("cpu")
 
 

@@ -48,7 +48,7 @@ def test_shipped_deck_is_what_the_generator_makes():
 def test_setup_deals_by_player_count(n, each):
     """Setup: one card starts the Voodoo pile, each player gets their own pile (2: 45, 3: 30,
     4: 22, 5: 18, 6: 15 cards) and takes three of it into the hand; the rest stays out."""
-    env = envs.make("voodoo_mania_v0", num_players=n)
+    env = envs.make("voodoo_mania_v1", num_players=n)
     env.reset(seed=0)
     state = env.unwrapped.game
     assert len(state.voodoo) == 1
@@ -225,7 +225,7 @@ def test_per_round_reward_option():
 
 
 def test_max_ticks_truncates_a_game_where_nobody_acts():
-    env = envs.make_parallel("voodoo_mania_v0", num_players=2, max_ticks=5)
+    env = envs.make_parallel("voodoo_mania_v1", num_players=2, max_ticks=5)
     env.reset(seed=0)
     for _ in range(5):
         _, rewards, terms, truncs, _ = env.step({a: A.WAIT for a in env.agents})
@@ -244,7 +244,7 @@ def test_waiting_out_the_clock_does_not_pay():
 
 def test_aec_hides_choices_made_earlier_in_the_tick():
     """Both APIs: in the AEC env a later seat never sees an earlier seat's choice of the tick."""
-    env = envs.make("voodoo_mania_v0", num_players=3)
+    env = envs.make("voodoo_mania_v1", num_players=3)
     env.reset(seed=2)
     layout = env.unwrapped.encoder.observation_layout
     before = env.observe("player_1")["observation"]

@@ -45,7 +45,7 @@ from train import fit
 from train.config import parse_config
 from train.runlog import RunLog, read_metrics
 
-OPPONENTS = {"hexenflug_v0": ["random"], "voodoo_mania_v0": ["random"]}
+OPPONENTS = {"hexenflug_v1": ["random"], "voodoo_mania_v1": ["random"]}
 SB3_SETTINGS = {"num_envs": 8, "rollout_steps": 128}
 SHIPPED_SETTINGS = {"num_envs": 64, "rollout_steps": 64}
 BATCHED_SETTINGS = {"engine": "batched", "num_envs": 1024, "rollout_steps": 16}
@@ -148,7 +148,7 @@ def rows(steps: int) -> Iterator[tuple[str, str, Callable[[int], float]]]:
                 env_id,
                 lambda seed, e=env_id, t=trainer, s=settings: time_training(e, t, s, steps, seed),
             )
-    horseman = "headless_horseman_v0"
+    horseman = "headless_horseman_v1"
     for threads, name in ((1, "1 thread"), (0, f"{os.cpu_count()} threads")):
         for busy in (False, True):
             label = f"torch, {name}" + (", beside a busy process" if busy else "")
@@ -172,7 +172,7 @@ def time_rllib(steps: int, seed: int) -> float:
     from eval.executors import ray_session
 
     with ray_session(None, None, "trainer 'rllib'"):
-        return time_training("headless_horseman_v0", "rllib", SB3_SETTINGS, steps, seed)
+        return time_training("headless_horseman_v1", "rllib", SB3_SETTINGS, steps, seed)
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     if args.quick:
         print(f"quick: {repeats} repeat of {steps:,} steps per row; the figures are rougher")
     for trainer in ("torch", "sb3"):  # imports and first-call costs stay out of the figures
-        time_training("headless_horseman_v0", trainer, SB3_SETTINGS, 1024, 0)
+        time_training("headless_horseman_v1", trainer, SB3_SETTINGS, 1024, 0)
     print("| trainer | env | learner steps/s (median) | × SB3 on hanabi_v5 |")
     print("|---|---|---|---|", flush=True)
     medians: dict[str, float] = {}

@@ -1,8 +1,8 @@
 """The observation decoder: every game's vectors as named fields.
 
     import envs
-    envs.layout("hocus_pocus_v0")            # the Layout: fields (name, size, meaning), slices
-    fields = envs.decode("hocus_pocus_v0", obs["observation"])   # {"phase": array([...]), ...}
+    envs.layout("hocus_pocus_v1")            # the Layout: fields (name, size, meaning), slices
+    fields = envs.decode("hocus_pocus_v1", obs["observation"])   # {"phase": array([...]), ...}
 
 The layout is the one the environment writes through (the ``RULES.md`` tables are generated from
 it), so a feature-based agent never slices by hand. ``kind="state"`` decodes ``env.state()``.

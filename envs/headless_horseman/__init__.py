@@ -1,4 +1,4 @@
-"""Return of the Headless Horseman (``headless_horseman_v0``): cooperative, simultaneous play."""
+"""Return of the Headless Horseman (``headless_horseman_v1``): cooperative, simultaneous play."""
 
 from envs.headless_horseman.env import env, parallel_env, raw_env
 

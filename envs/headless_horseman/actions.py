@@ -1,4 +1,4 @@
-"""The action space of ``headless_horseman_v0``: ``Discrete(31)``."""
+"""The action space of ``headless_horseman_v1``: ``Discrete(31)``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Observation and state encodings of ``headless_horseman_v0``.
+"""Observation and state encodings of ``headless_horseman_v1``.
 
 Flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout` (shown in
 RULES.md). Seats in an observation are relative to the observer; in ``state()`` absolute. Tables are

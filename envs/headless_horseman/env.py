@@ -1,4 +1,4 @@
-"""PettingZoo environments ``headless_horseman_v0`` (AEC and Parallel).
+"""PettingZoo environments ``headless_horseman_v1`` (AEC and Parallel).
 
 | | |
 |---|---|
@@ -23,7 +23,7 @@ from envs.headless_horseman.options import HeadlessHorsemanOptions
 from envs.headless_horseman.render import render_table
 from envs.headless_horseman.rules import HeadlessHorsemanRules
 
-NAME = "headless_horseman_v0"
+NAME = "headless_horseman_v1"
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)

@@ -1,4 +1,4 @@
-"""Options of ``headless_horseman_v0``."""
+"""Options of ``headless_horseman_v1``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The flat action space of ``hexenflug_v0`` (167 actions, the same for every player count)."""
+"""The flat action space of ``hexenflug_v1`` (167 actions, the same for every player count)."""
 
 from __future__ import annotations
 

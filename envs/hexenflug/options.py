@@ -1,4 +1,4 @@
-"""Options of ``hexenflug_v0``."""
+"""Options of ``hexenflug_v1``."""
 
 from __future__ import annotations
 

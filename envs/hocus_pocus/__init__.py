@@ -1,4 +1,4 @@
-"""Hocus Pocus: The Game (``hocus_pocus_v0``): cooperative, hidden hands, one question per turn."""
+"""Hocus Pocus: The Game (``hocus_pocus_v1``): cooperative, hidden hands, one question per turn."""
 
 from envs.hocus_pocus.env import env, raw_env
 

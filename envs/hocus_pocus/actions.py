@@ -1,4 +1,4 @@
-"""The flat action space of ``hocus_pocus_v0`` (329 actions, the same for every player count).
+"""The flat action space of ``hocus_pocus_v1`` (329 actions, the same for every player count).
 
 Seats in actions are offsets clockwise from the acting player (0 = self, 1 = the left player).
 """

@@ -1,4 +1,4 @@
-"""Observation and state encodings of ``hocus_pocus_v0``.
+"""Observation and state encodings of ``hocus_pocus_v1``.
 
 Both are flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout`s (shown
 in RULES.md). Seats in an observation are relative to the observer (0 = self, 1 = left, ...); in

@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment ``hocus_pocus_v0``.
+"""PettingZoo AEC environment ``hocus_pocus_v1``.
 
 | | |
 |---|---|
@@ -32,9 +32,9 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     options_class = HocusPocusOptions
     player_range = (2, 6)
     default_players = 4
-    metadata = {"render_modes": ["ansi"], "name": "hocus_pocus_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi"], "name": "hocus_pocus_v1", "is_parallelizable": False}
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
-    """The wrapped AEC environment (order enforcing), as ``envs.make("hocus_pocus_v0")``."""
+    """The wrapped AEC environment (order enforcing), as ``envs.make("hocus_pocus_v1")``."""
     return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))

@@ -1,4 +1,4 @@
-"""Voodoo Mania (``voodoo_mania_v0``): competitive and real time, cut into ticks."""
+"""Voodoo Mania (``voodoo_mania_v1``): competitive and real time, cut into ticks."""
 
 from envs.voodoo_mania.env import env, parallel_env, raw_env
 

@@ -1,4 +1,4 @@
-"""The action space of ``voodoo_mania_v0``: ``Discrete(10)``, chosen every tick."""
+"""The action space of ``voodoo_mania_v1``: ``Discrete(10)``, chosen every tick."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PettingZoo environments ``voodoo_mania_v0`` (Parallel and AEC).
+"""PettingZoo environments ``voodoo_mania_v1`` (Parallel and AEC).
 
 | | |
 |---|---|
@@ -23,7 +23,7 @@ from envs.voodoo_mania.options import VoodooManiaOptions
 from envs.voodoo_mania.render import render_table
 from envs.voodoo_mania.rules import VoodooManiaRules
 
-NAME = "voodoo_mania_v0"
+NAME = "voodoo_mania_v1"
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)

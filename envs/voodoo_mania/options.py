@@ -1,4 +1,4 @@
-"""Options of ``voodoo_mania_v0``."""
+"""Options of ``voodoo_mania_v1``."""
 
 from __future__ import annotations
 
