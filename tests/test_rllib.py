@@ -84,7 +84,7 @@ def test_shipped_rllib_configs_are_valid(game):
     from train.config import load_config
 
     config = load_config(f"configs/train/{game}_rllib.yaml")
-    assert config.trainer == "rllib" and config.env == f"{game}_v0"
+    assert config.trainer == "rllib" and config.env == f"{game}_v1"
 
 
 # ------------------------------------------------------------------ the rllib: agent

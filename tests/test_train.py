@@ -86,7 +86,7 @@ def test_shipped_train_configs_are_valid():
     for game in ("hocus_pocus", "headless_horseman", "hexenflug", "voodoo_mania"):
         for trainer in ("torch", "sb3"):
             config = load_config(f"configs/train/{game}_{trainer}.yaml")
-            assert config.trainer == trainer and config.env == f"{game}_v0"
+            assert config.trainer == trainer and config.env == f"{game}_v1"
 
 
 @pytest.mark.parametrize("env_id", envs.ids())

@@ -96,7 +96,7 @@ def run_row(folder: Path) -> tuple[bool, str]:
 
 
 def game_name(config: dict) -> str:
-    return f"{config['env'].removesuffix('_v0')} ({config['num_players']}p)"
+    return f"{config['env'].rsplit('_v', 1)[0]} ({config['num_players']}p)"
 
 
 def seed_table(folders: list[Path]) -> str:
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> str:
         args.curves.mkdir(parents=True, exist_ok=True)
         for folder in args.runs:
             config = yaml.safe_load((folder / "config.yaml").read_text())
-            name = f"{config['env'].removesuffix('_v0')}_{config['trainer']}.png"
+            name = f"{config['env'].rsplit('_v', 1)[0]}_{config['trainer']}.png"
             plot_learning_curve(folder / "metrics.csv", args.curves / name)
     return text
 
