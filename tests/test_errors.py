@@ -132,7 +132,7 @@ def test_hexenflug_bad_player_count():
     [
         ({"handless_seats": (5,)}, "distinct seats 0..2"),
         ({"handless_seats": (1, 1)}, "distinct seats"),
-        ({"speed_tile": -2}, "'speed_tile' must be 0 or more"),
+        ({"speed_tile": -2}, "'speed_tile' must be one of the Speed tile's sides"),
         ({"speed_tile": 2.5}, "must be of type int"),
         ({"challenge": True}, "unknown option"),
     ],
