@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from envs.core.batched import shuffled_decks
-from envs.core.batched_ops import as_float
+from envs.core.batched_ops import as_float, record_choice
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
 from envs.headless_horseman.phases import Phase
@@ -302,15 +302,11 @@ class BatchedHeadlessHorseman:
         """AEC order (``SimultaneousRules.apply``): record the actor's hidden choice; the last
         seat's choice resolves the play round (:meth:`apply_joint`). Returns ``[B, n]``."""
         live = state.phase == PLAY
-        chosen = live[:, None] & (self.seat_ids[None, :] == state.actor[:, None])
-        state.pending = torch.where(chosen, actions[:, None], state.pending)
-        last = live & (state.actor == self.num_players - 1)
-        state.actor = torch.where(live & ~last, state.actor + 1, state.actor)
+        state.pending, state.actor, last = record_choice(state.pending, state.actor, actions, live)
         if not bool(last.any()):  # no game completes its play round: nothing more to do
             return torch.zeros(len(actions), self.num_players, device=self.device)
         joint = state.pending
         state.pending = torch.where(last[:, None], -1, state.pending)
-        state.actor = torch.where(last, 0, state.actor)
         return self.apply_joint(state, joint, generator, last)
 
     def apply_joint(

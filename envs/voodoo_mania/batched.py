@@ -37,6 +37,7 @@ import torch
 from torch.nn.functional import one_hot, pad
 
 from envs.core.batched import shuffled_decks
+from envs.core.batched_ops import record_choice
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
 from envs.voodoo_mania.phases import Phase
@@ -381,15 +382,11 @@ class BatchedVoodooMania:
         """AEC order (``SimultaneousRules.apply``): record the actor's hidden choice; the last
         seat's choice resolves the tick (:meth:`apply_joint`). Returns ``[B, n]`` rewards."""
         live = state.phase == TICK
-        chosen = live[:, None] & (self.seat_ids == state.actor[:, None])
-        state.pending = torch.where(chosen, actions[:, None], state.pending)
-        last = live & (state.actor == self.num_players - 1)
-        state.actor = torch.where(live & ~last, state.actor + 1, state.actor)
+        state.pending, state.actor, last = record_choice(state.pending, state.actor, actions, live)
         if not bool(last.any()):  # no game completes its tick: nothing more to do
             return torch.zeros(len(actions), self.num_players, device=self.device)
         joint = state.pending
         state.pending = torch.where(last[:, None], -1, state.pending)
-        state.actor = torch.where(last, 0, state.actor)
         return self.apply_joint(state, joint, generator, last)
 
     def apply_joint(
