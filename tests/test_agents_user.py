@@ -173,8 +173,7 @@ def test_torch_agents_can_sample(tmp_path):
     save_checkpoint(net, env_id, path)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
-    if obs["action_mask"].sum() < 2:
-        pytest.skip("needs a choice")
+    assert obs["action_mask"].sum() >= 2  # a choice to sample from
 
     def choices(spec: str, seed: int) -> list[int]:
         agent = make_agent(spec, env_id)

@@ -89,8 +89,7 @@ def test_simultaneous_choices_stay_hidden_until_everyone_chose(env_id):
 def test_the_view_shown_is_the_seat_s_private_view(env_id):
     env = envs.make(env_id, num_players=3, render_mode="ansi")
     env.reset(seed=5)
-    if env.agent_selection != "player_0":
-        pytest.skip(f"{env_id} does not start with seat 0")
+    assert env.agent_selection == "player_0"  # start_seat "first": seat 0 decides first
     person = Person(stop_after=0)
     play(env_id, 3, 0, person, seed=5)
     shown = next(t for t in person.shown if t.endswith("your legal actions:"))
