@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-from agents import hexenflug_heuristic
+from agents import (
+    headless_horseman_heuristic,
+    hexenflug_heuristic,
+    hocus_pocus_heuristic,
+    voodoo_mania_heuristic,
+)
 from agents.base import Agent
 from agents.checkpoints import load_sb3_agent, load_torch_agent
-from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
 from agents.random_agent import RandomAgent
 from agents.rllib_policy import load_rllib_agent
 from agents.specs import display_names, parse_spec
 from agents.user import AgentError, CheckedAgent, check_agent, load_python_agent
-from agents.voodoo_mania_heuristic import ChainVoodoo, FastVoodoo
 from envs.core.errors import ConfigError
 
 HEURISTICS = {
-    "hocus_pocus_v1": {"greedy": HocusPocusHeuristic},
-    "headless_horseman_v1": {"focal": HeadlessHorsemanHeuristic},
-    "voodoo_mania_v1": {"fast": FastVoodoo, "chain": ChainVoodoo},
-    "hexenflug_v1": {
-        "cautious": hexenflug_heuristic.cautious,
-        "greedy": hexenflug_heuristic.greedy,
-    },
+    "hocus_pocus_v1": hocus_pocus_heuristic.HEURISTICS,
+    "headless_horseman_v1": headless_horseman_heuristic.HEURISTICS,
+    "voodoo_mania_v1": voodoo_mania_heuristic.HEURISTICS,
+    "hexenflug_v1": hexenflug_heuristic.HEURISTICS,
 }
+"""Every game's heuristics by name: each ``agents/<game>_heuristic.py`` lists its own."""
 
 
 OPTIONS = {"random": (), "heuristic": (), "torch": ("sample",), "sb3": (), "rllib": ("sample",)}

@@ -64,3 +64,6 @@ class HeadlessHorsemanHeuristic:
             return values[top - 1] + MATCH_BONUS * in_row[top - 1] - RIDE_COST * ride
 
         return int(max(legal, key=score))
+
+
+HEURISTICS = {"focal": HeadlessHorsemanHeuristic}

@@ -109,3 +109,6 @@ def cautious() -> HexenflugHeuristic:
 
 def greedy() -> HexenflugHeuristic:
     return HexenflugHeuristic("greedy", risk=0.5, land_with=4, max_gap=15)
+
+
+HEURISTICS = {"cautious": cautious, "greedy": greedy}

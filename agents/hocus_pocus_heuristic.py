@@ -101,3 +101,6 @@ class HocusPocusHeuristic:
     def _usefulness(card: int, target: int, top_cards: list[int]) -> float:
         shared = sum(1 for c in top_cards if c >= 0 and set(ATTRIBUTES[c]) & set(ATTRIBUTES[card]))
         return 2.0 * (target in ATTRIBUTES[card]) + shared
+
+
+HEURISTICS = {"greedy": HocusPocusHeuristic}

@@ -82,3 +82,6 @@ class ChainVoodoo:
             and hand[other].any()
             and any(hand[other, s, wanted] or hand[other, s, Q + wanted] for s in (0, 1))
         )
+
+
+HEURISTICS = {"fast": FastVoodoo, "chain": ChainVoodoo}
