@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,16 +141,20 @@ def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult], list[Kept]]:
 
 
 def play_all(
-    config: EvalConfig, objects: Mapping[str, Agent] | None = None, progress: bool = True
+    config: EvalConfig,
+    objects: Mapping[str, Agent] | None = None,
+    progress: bool = True,
+    only: Sequence[Lineup] | None = None,
 ) -> dict[Lineup, list[GameResult]]:
-    """Every lineup on seeds ``seed .. seed + games - 1``. ``objects`` supplies agents built in
-    Python for the names of ``config.agents`` that are not spec strings (copied for each seat).
-    With ``save_games``, the kept games' records and viewer page go to the run folder."""
+    """Every lineup (or the lineups ``only`` lists, of ``config.agents``) on seeds ``seed ..
+    seed + games - 1``. ``objects`` supplies agents built in Python for the names of
+    ``config.agents`` that are not spec strings (copied for each seat). With ``save_games``,
+    the kept games' records and viewer page go to the run folder."""
     sources: dict[str, str | Agent] = {a: (objects or {}).get(a, a) for a in config.agents}
     seeds = range(config.seed, config.seed + config.games)
     jobs = [
         (config.env, config.options, lineup, sources, config.save_games, seeds[i : i + CHUNK])
-        for lineup in lineups(config)
+        for lineup in (lineups(config) if only is None else only)
         for i in range(0, len(seeds), CHUNK)
     ]
     results: dict[Lineup, list[GameResult]] = {}
