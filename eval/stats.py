@@ -30,3 +30,60 @@ def bootstrap_mean_interval(
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return float(data.mean()), float(low), float(high)
+
+
+def bootstrap_ratio_interval(
+    numerator: np.ndarray,
+    denominator: np.ndarray,
+    resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, tuple[float, float, float]]:
+    """Means of ``numerator`` [a, n] and ``denominator`` [b, n] (rows: seeds or pairs of seeds;
+    columns: the same n deals in both), their ratio and difference, each as (estimate, low,
+    high) from a two-stage percentile bootstrap: each array's rows with replacement, then the
+    deals (one draw shared by both arrays, so the comparison stays paired). The ratio is NaN
+    when the denominator's mean is 0, and its interval uses the resamples where it is not."""
+    num, den = (
+        np.atleast_2d(np.asarray(numerator, float)),
+        np.atleast_2d(np.asarray(denominator, float)),
+    )
+    if num.size == 0 or den.size == 0 or num.shape[1] != den.shape[1]:
+        raise ValueError("bootstrap_ratio_interval needs non-empty arrays over the same deals")
+    rng = np.random.default_rng(seed)
+    deals = num.shape[1]
+    # How often each deal and each row is drawn, per resample: a mean over the draws is then a
+    # weighted mean (counts / total), without materialising the resampled arrays.
+    deal_counts = _counts(rng, deals, resamples)
+
+    def means(x: np.ndarray) -> np.ndarray:
+        per_row = x @ deal_counts.T / deals  # [rows, resamples]
+        row_counts = _counts(rng, x.shape[0], resamples)  # [resamples, rows]
+        return (row_counts * per_row.T).sum(axis=1) / x.shape[0]
+
+    top, bottom = means(num), means(den)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.where(bottom != 0, top / bottom, np.nan)
+    tail = (1 - level) / 2 * 100
+
+    def interval(estimate: float, draws: np.ndarray) -> tuple[float, float, float]:
+        draws = draws[np.isfinite(draws)]
+        if not np.isfinite(estimate) or draws.size == 0:
+            return estimate, math.nan, math.nan
+        low, high = np.percentile(draws, [tail, 100 - tail])
+        return estimate, float(low), float(high)
+
+    a, b = float(num.mean()), float(den.mean())
+    return {
+        "numerator": interval(a, top),
+        "denominator": interval(b, bottom),
+        "ratio": interval(a / b if b else math.nan, ratios),
+        "difference": interval(a - b, top - bottom),
+    }
+
+
+def _counts(rng: np.random.Generator, size: int, resamples: int) -> np.ndarray:
+    """[resamples, size]: how often each of ``size`` items is drawn in each resample of
+    ``size`` draws with replacement."""
+    draws = rng.integers(0, size, (resamples, size))
+    return np.stack([np.bincount(row, minlength=size) for row in draws]).astype(float)
