@@ -1,11 +1,12 @@
-"""Rule-based Headless Horseman player that reads only its observation and mask.
+"""Rule-based Headless Horseman players that read only their observation and mask.
 
-It values each number 1–6 by where Ichabod would land if that number matched: progress counts,
+*focal* values each number 1–6 by where Ichabod would land if that number matched: progress counts,
 a secret path is a bonus, a tree is worth its average spin, a Scare space is a heavy penalty, the
 bridge is best. It plays the card whose number makes a match with the row at once if one does, and
 otherwise the card of the best-valued number: every player using this rule ranks the numbers the
 same way, so team-mates tend to pick the same number (a focal point). Cards that make the Horseman
-ride far cost a little.
+ride far cost a little. *highest* follows a board-blind convention (the highest number), and
+*safe* keeps the Horseman slow (the shortest ride first); see their classes.
 """
 
 from __future__ import annotations
@@ -66,4 +67,67 @@ class HeadlessHorsemanHeuristic:
         return int(max(legal, key=score))
 
 
-HEURISTICS = {"focal": HeadlessHorsemanHeuristic}
+def ride_of(card: int, speed: float) -> float:
+    """Spaces ``card`` makes the Horseman ride (the Speed tile for a speed icon)."""
+    bottom = C.bottom_of(card)
+    return speed if bottom == C.SPEED_ICON else float(bottom)
+
+
+class HighestHeuristic:
+    """*highest*: a convention that ignores the board's special spaces. Match the row with the
+    highest number that does; otherwise play the highest number in hand, skipping a number that
+    lands on a Scare space while another card is held (ties: the shorter Horseman ride). Partners
+    who share the convention meet on the high numbers everyone holds, and every match runs far."""
+
+    name = "heuristic:highest"
+
+    def reset(self, seed: int | None = None) -> None:
+        """No memory between decisions."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.tolist() == [A.PLAY_TOP]:
+            return A.PLAY_TOP
+        position = int(np.argmax(observation[LAYOUT["ichabod"]]))
+        in_row = observation[LAYOUT["row_tops"]] > 0
+        speed = observation[LAYOUT["speed_tile"]][0] * 4
+
+        def key(card: int) -> tuple:
+            top = C.top_of(card)
+            scare = position + top in BOARD.scare_spaces
+            return (not in_row[top - 1], scare, -top, ride_of(card, speed))
+
+        return int(min(legal, key=key))
+
+
+class SafeHeuristic:
+    """*safe*: keeps the Horseman slow. It plays the card that makes him ride least (blank
+    first), and among those the number that matches the row, then the best landing value; a
+    number that lands on a Scare space is never played while another card is held."""
+
+    name = "heuristic:safe"
+
+    def reset(self, seed: int | None = None) -> None:
+        """No memory between decisions."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.tolist() == [A.PLAY_TOP]:
+            return A.PLAY_TOP
+        position = int(np.argmax(observation[LAYOUT["ichabod"]]))
+        in_row = observation[LAYOUT["row_tops"]] > 0
+        speed = observation[LAYOUT["speed_tile"]][0] * 4
+
+        def key(card: int) -> tuple:
+            top = C.top_of(card)
+            scare = position + top in BOARD.scare_spaces
+            return (scare, ride_of(card, speed), not in_row[top - 1], -landing_value(position, top))
+
+        return int(min(legal, key=key))
+
+
+HEURISTICS = {
+    "focal": HeadlessHorsemanHeuristic,
+    "highest": HighestHeuristic,
+    "safe": SafeHeuristic,
+}
