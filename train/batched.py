@@ -1,8 +1,9 @@
 """The training games on a batched engine (``engine: batched``), seen by the learner.
 
 :class:`BatchedGames` offers the trainer the same rows as :class:`train.vector.VectorGames`
-(``obs``, ``mask``, ``critic``, ``reward``, ``done``, ``ret``, ``seat``), all tensors on the
-engine's device, plus ``learner``: 1 where the row's decision is the learner's. Every row steps
+(``obs``, ``mask``, ``critic``, ``reward``, ``done``, ``ret``, ``seat``, ``figures``: the ended
+games' one-number ``figures`` named in ``figure_names``), all tensors on the engine's device,
+plus ``learner``: 1 where the row's decision is the learner's. Every row steps
 at every step (Pgx's way): in a competitive game a row whose acting seat is an opponent's plays
 that opponent's action, chosen here by a batched baseline or a frozen snapshot of the learner,
 while the trainer's action for that row is ignored. So the rollout never leaves tensors and no
@@ -63,12 +64,15 @@ class BatchedGames:
         self.opponent = torch.zeros(n, dtype=torch.long, device=self.device)
         self._return = torch.zeros(n, device=self.device)
         self._row = torch.arange(n, device=self.device)
+        self.figure_names: list[str] = []
 
     def reset(self, seeds: list[int]) -> None:
         """Deal a game in every row; the engine's one generator is seeded by ``seeds[0]`` (the
         rows' other seeds, which :class:`~train.vector.VectorGames` gives one game each, are not
         needed). Learners sit in seat 0."""
         out = self.env.reset(seed=seeds[0])
+        figures = self.env.game.figures(self.env.game_state)
+        self.figure_names = [name for name, value in figures.items() if value.dim() == 1]
         self.episodes.zero_()
         self.learner_seat.zero_()
         self._return.zero_()
@@ -136,6 +140,9 @@ class BatchedGames:
             critic = out["observation"]
         else:
             critic = self.env.game.observe(self.env.game_state, self.learner_seat)
+        figures = out["figures"]  # empty after a reset
+        blank = torch.zeros_like(done)
+        columns = [figures.get(name, blank).float() for name in self.figure_names]
         fresh = {
             "obs": out["observation"],
             "mask": as_float(out["action_mask"]),
@@ -145,6 +152,7 @@ class BatchedGames:
             "ret": ret,
             "seat": seat,
             "learner": learner,
+            "figures": torch.stack(columns, 1) if columns else blank[:, None][:, :0],
         }
         if not self.rows:  # the trainer keeps these tensors: later steps write into them
             self.rows = {name: value.clone() for name, value in fresh.items()}

@@ -35,7 +35,7 @@ from torch import nn
 
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
-from train import runfolder
+from train import diagnostics, runfolder
 from train.batched import BatchedGames
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
@@ -146,7 +146,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     obs_buf, mask_buf = buffer(obs_size), buffer(n_actions)
     critic_buf = buffer(critic_size) if critic_size else obs_buf
     actions = buffer(dtype=torch.long)
-    logprobs, rewards, dones, values = buffer(), buffer(), buffer(), buffer()
+    logprobs, rewards, dones, values, entropies = (buffer() for _ in range(5))
     learners = buffer() + 1.0  # 1 where the row's decision is the learner's
 
     meta = {"num_players": config.num_players, "options": config.options}
@@ -160,8 +160,10 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     if saved:
         log.message(f"resumed at step {start * batch:,} (update {start})")
     deadline = config.deadline()
+    phases = diagnostics.phase_field(config.env)
     for update in range(start, updates):
         began = time.perf_counter()
+        finished: list[dict[str, float]] = []
         for t in range(n_steps):
             obs_buf[t], mask_buf[t], dones[t] = live["obs"], live["mask"], live["done"]
             if critic_size:
@@ -174,6 +176,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             with torch.no_grad():
                 logits, updated = net.masked_logits(obs_buf[t], mask_buf[t], held)
                 actions[t], logprobs[t] = sample(logits)
+                entropies[t] = diagnostics.entropy(logits)
                 values[t] = net.value(critic_buf[t])
             if config.recurrent:
                 memory[rows, live["seat"]] = updated
@@ -181,6 +184,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             rewards[t] = live["reward"]
             ended = live["done"].nonzero().squeeze(1)
             recent.extend(live["ret"][ended].tolist())
+            for row in live["figures"][ended].tolist():
+                finished.append(dict(zip(games.figure_names, row, strict=True)))
             memory[ended] = 0.0
 
         with torch.no_grad():
@@ -246,6 +251,17 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 "perf/learner_steps_per_second": float(learners.sum())
                 / (time.perf_counter() - began),
                 "train/learner_share": float(learners.mean()),
+                **diagnostics.rollout_stats(
+                    entropies=entropies,
+                    obs=obs_buf,
+                    masks=mask_buf,
+                    learners=learners,
+                    advantages=advantages,
+                    values=values,
+                    returns=returns,
+                    phases=phases,
+                ),
+                **diagnostics.game_stats(finished),
             },
         )
         if config.self_play_every and (update + 1) % config.self_play_every == 0:

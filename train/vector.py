@@ -11,6 +11,7 @@ presents them as shared ``torch`` tensors, one row per game (``n`` games)::
     ret     (n,)              float32   the ended game's episode return, where ``done``
     seat    (n,)              int64     the seat the learner now plays
     action  (n,)              int64     written by the trainer before :meth:`step`
+    figures (n, k)            float32   the ended game's numbers (``figure_names``), where ``done``
 
 With ``config.workers`` > 0 the games are split across that many spawned processes, which write
 their rows straight into the shared tensors (no copies through pipes), as gymnasium's
@@ -34,6 +35,11 @@ from train.bridge import SingleAgentBridge, shaping
 from train.config import TrainConfig
 
 MAX_SNAPSHOTS = 5
+
+
+def figure_names(info: dict[str, Any]) -> list[str]:
+    """The names of a game's own numbers in its ``info`` (numeric scalars, such as ``stuns``)."""
+    return [k for k, v in info.items() if isinstance(v, int | float) and not isinstance(v, bool)]
 
 
 def opponent_pool(config: TrainConfig) -> list:
@@ -63,6 +69,7 @@ class GameSlice:
             for i in range(lo, hi)
         ]
         self.rows = {name: tensor.numpy() for name, tensor in rows.items()}
+        self.figures: list[str] = []
 
     def _write(self, row: int, game: SingleAgentBridge, obs: np.ndarray) -> None:
         self.rows["obs"][row] = obs
@@ -71,7 +78,8 @@ class GameSlice:
         if self.config.centralized_critic:
             self.rows["critic"][row] = game.state()
 
-    def reset(self, seeds: list[int]) -> None:
+    def reset(self, seeds: list[int], figures: list[str]) -> None:
+        self.figures = figures
         for row, game in enumerate(self.games, self.lo):
             self._write(row, game, game.reset(seed=seeds[row])[0])
 
@@ -82,6 +90,7 @@ class GameSlice:
             rows["done"][row] = term or trunc
             if term or trunc:
                 rows["ret"][row] = info["episode_return"]
+                rows["figures"][row] = [info.get(name, 0.0) for name in self.figures]
                 obs, _ = game.reset()
             self._write(row, game, obs)
 
@@ -136,6 +145,8 @@ class VectorGames:
         self.num_actions = int(probe.action_space.n)
         self.state_size = probe.state_space.shape[0]
         self.seats = len(probe.aec.possible_agents)
+        probe.reset(seed=0)
+        self.figure_names = figure_names(probe.aec.infos[probe.learner])
         self.rows = {
             "obs": torch.zeros(n, self.observation_size),
             "mask": torch.zeros(n, self.num_actions),
@@ -145,6 +156,7 @@ class VectorGames:
             "ret": torch.zeros(n),
             "seat": torch.zeros(n, dtype=torch.long),
             "action": torch.zeros(n, dtype=torch.long),
+            "figures": torch.zeros(n, len(self.figure_names)),
         }
         for tensor in self.rows.values():
             tensor.share_memory_()
@@ -176,7 +188,7 @@ class VectorGames:
 
     def reset(self, seeds: list[int]) -> None:
         """Start a game in every row, row ``i`` seeded with ``seeds[i]``."""
-        self._run("reset", seeds)
+        self._run("reset", seeds, self.figure_names)
 
     def step(self, actions: torch.Tensor) -> None:
         """Every game takes its row of ``actions``; ended games restart at once."""
