@@ -141,7 +141,13 @@ def summarize(
         "measure": config.measure,
         "labels": labels,
         "runs": [
-            {"seed": r.seed, "folder": str(r.folder), "agent": r.spec, "trained_now": r.trained_now}
+            {
+                "seed": r.seed,
+                "folder": str(r.folder),
+                "agent": r.spec,
+                "trained_now": r.trained_now,
+                "steps": r.steps,
+            }
             for r in runs
         ],
         "provenance": provenance({**config.model_dump(), "agents": specs}),

@@ -56,15 +56,15 @@ def seed_table(summary: dict) -> str:
     """Each seed: its training run, its self-play, its cross-play with the other seeds, ratio."""
     label = summary["labels"]
     lines = [
-        "| seed | run folder | trained | self-play [95% CI] | cross-play [95% CI] | "
+        "| seed | run folder | trained | steps | self-play [95% CI] | cross-play [95% CI] | "
         "cross / self [95% CI] |",
-        "|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     for run in summary["runs"]:
         s = summary["per_seed"][run["agent"]]
         lines.append(
             f"| {label[run['agent']]} | `{run['folder']}` | "
-            f"{'now' if run['trained_now'] else 'earlier'} | "
+            f"{'now' if run['trained_now'] else 'earlier'} | {run['steps']:,} | "
             f"{interval(summary, s['denominator'])} | {interval(summary, s['numerator'])} | "
             f"{ratio(s['ratio'])} |"
         )

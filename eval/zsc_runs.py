@@ -2,10 +2,11 @@
 
 A seed's run folder is the one ``python -m train <train config> --seeds ...`` writes
 (``<out>/<stem>-seed<seed>/``). When its final checkpoint exists and the folder's
-``config.yaml`` is the config asked for (up to the fields a resume may change, such as
-``max_minutes``), it is used as it is; a folder trained with other settings is refused, naming
-the fields, rather than silently compared or overwritten. Otherwise the seed is trained here,
-exactly as ``python -m train`` would (progress bar, final evaluation and all).
+``config.yaml`` is the config asked for, it is used as it is; a folder trained with other
+settings is refused, naming the fields, rather than silently compared or overwritten. Only
+:data:`MAY_DIFFER` may differ: the seeds of a comparison must have the same training budget
+(``total_steps``, ``max_minutes``), even though a resume may change it. Otherwise the seed is
+trained here, exactly as ``python -m train`` would (progress bar, final evaluation and all).
 """
 
 from __future__ import annotations
@@ -19,8 +20,12 @@ from envs.core.errors import ConfigError
 from eval.zsc_config import ZscConfig
 from train.config import TrainConfig
 from train.runfolder import MAY_CHANGE
+from train.runlog import read_metrics
 
 FINAL = {"torch": "final.pt", "sb3": "final.zip", "rllib": "final_rllib"}
+# Fields of a finished run that may differ from the config asked for: where it lives and how it
+# used the machine and evaluated itself (train.runfolder.MAY_CHANGE without the budget).
+MAY_DIFFER = MAY_CHANGE - {"total_steps", "max_minutes"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class SeedRun:
     folder: Path
     spec: str
     trained_now: bool
+    steps: int  # learner steps trained (the last step in metrics.csv)
 
 
 def final_checkpoint(config: TrainConfig) -> Path:
@@ -52,15 +58,15 @@ def check_same_config(config: TrainConfig) -> None:
     differ = sorted(
         k
         for k in now
-        if k not in MAY_CHANGE
+        if k not in MAY_DIFFER
         # a field added since the run was saved counts as its default
         and saved.get(k, fields[k].get_default(call_default_factory=True)) != now[k]
     )
     if differ:
         raise ConfigError(
-            f"{config.folder} was trained with other settings ({', '.join(differ)} differ "
-            "from the train config with train_overrides); delete the folder or name another "
-            "with train_overrides.name"
+            f"{config.folder} was trained with other settings than the train config with "
+            f"train_overrides (differing: {', '.join(differ)}); delete the folder, or name "
+            "another with train_overrides.name"
         )
 
 
@@ -80,7 +86,8 @@ def seed_runs(config: ZscConfig, quiet: bool = False) -> list[SeedRun]:
         else:
             check_same_config(train_config)
             print(f"seed {seed}: using {checkpoint}", flush=True)
-        runs.append(
-            SeedRun(seed, train_config.folder, f"{train_config.trainer}:{checkpoint}", trained_now)
-        )
+        metrics = read_metrics(train_config.folder / "metrics.csv")
+        steps = max((row[0] for row in metrics), default=0)
+        spec = f"{train_config.trainer}:{checkpoint}"
+        runs.append(SeedRun(seed, train_config.folder, spec, trained_now, steps))
     return runs
