@@ -29,8 +29,9 @@ bench: install
 
 # Evaluate every baseline of every game (configs/eval), write docs/results/ and RULES.md tables.
 # make results EVAL_FLAGS=--quick: 200 games per row, rougher figures (the reports say so).
+# (configs/eval/*_zsc.yaml are python -m eval.zsc's protocol configs, not baselines.)
 results: install
-	for config in configs/eval/*.yaml; do \
+	for config in $(filter-out %_zsc.yaml,$(wildcard configs/eval/*.yaml)); do \
 		$(PYTHON) -m eval $$config --out docs/results --update-rules $(EVAL_FLAGS) || exit 1; \
 	done
 
