@@ -24,6 +24,71 @@ from eval.config import parse_model
 RLLIB_FIELDS = ("num_env_runners", "num_learners", "ray_address")
 
 
+def _known_keys(model: type[BaseModel], data: Any, where: str) -> Any:
+    """``data`` unchanged, or a ValueError naming an unknown key of a nested section and the
+    keys ``model`` allows (the generic message would list the top level's)."""
+    if isinstance(data, dict):
+        unknown = sorted(set(data) - set(model.model_fields))
+        if unknown:
+            raise ValueError(
+                f"{where}: unknown key(s) {unknown} (allowed: {', '.join(model.model_fields)})"
+            )
+    return data
+
+
+class WarmStart(BaseModel):
+    """Imitation warm start (:mod:`train.warm_start`): before PPO, play ``games`` games with
+    ``agent`` deciding for the learner (every seat of a cooperative game, the learner's seat
+    against the opponent pool of a competitive one), then train the actor by cross-entropy over
+    the masked logits on its (observation, mask, action) records for ``epochs`` passes, and the
+    critic on the records' discounted returns."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    agent: str = Field(
+        min_length=1, description="the demonstrator: any agent spec, e.g. heuristic:greedy"
+    )
+    games: int = Field(ge=1, le=1_000_000, description="demonstration games to record")
+    epochs: int = Field(5, ge=1, le=1000, description="passes over the records")
+    batch_size: int = Field(512, ge=1, description="records per gradient step")
+    learning_rate: float = Field(1e-3, gt=0, le=1, description="Adam step size of the cloning")
+    critic: bool = Field(True, description="also fit the critic to the records' returns")
+    bc_coef: float = Field(
+        0.0,
+        ge=0,
+        description="torch trainer: weight of a cloning loss on the records added to PPO's "
+        "loss, annealed linearly to 0 over bc_steps learner steps (0: none), so that PPO does "
+        "not unlearn the demonstrator at once",
+    )
+    bc_steps: int = Field(
+        1_000_000, ge=1, description="learner steps over which bc_coef decays to 0"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        return _known_keys(cls, data, "warm_start")
+
+
+class Stage(BaseModel):
+    """One curriculum stage (:mod:`train.curriculum`): ``options`` merged over the config's
+    ``options`` while the learner's step count is below ``until_step``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    until_step: int | None = Field(
+        None, ge=1, description="the stage ends at this learner step (the last may omit it)"
+    )
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="environment options of this stage (over `options`)"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        return _known_keys(cls, data, "curriculum stage")
+
+
 class TrainConfig(BaseModel):
     """A training run: the game, the trainer, its hyperparameters, evaluation and output."""
 
@@ -108,6 +173,21 @@ class TrainConfig(BaseModel):
         description="rllib: a running Ray cluster (auto, HOST:PORT, ray://HOST:PORT); none: a "
         "local Ray instance",
     )
+    warm_start: WarmStart | None = Field(
+        None,
+        description="imitation warm start before PPO (torch, sb3): {agent, games, epochs, "
+        "batch_size, learning_rate, critic, bc_coef, bc_steps}; see WarmStart",
+    )
+    curriculum: list[Stage] = Field(
+        default_factory=list,
+        description="stages of environment options switched at learner-step thresholds (torch, "
+        "sb3), e.g. [{until_step: 2000000, options: {sunrise_steps: 1}}, {options: {}}]: each "
+        "stage's options are merged over `options` while the step count is below its "
+        "until_step (steps increasing; only the last may omit it and then lasts to the end; "
+        "after a last stage with until_step, `options` alone apply). The torch trainer switches "
+        "at the first update that starts at or past the threshold, SB3 after the rollout that "
+        "crosses it. Evaluations always play `options`",
+    )
     out: str = Field("runs/train", description="root of the run folders")
     resume: bool = Field(False, description="continue from the run folder's last state")
 
@@ -162,6 +242,7 @@ class TrainConfig(BaseModel):
             load_shaping(self.reward_shaping)
             if self.engine != "reference" or self.trainer == "rllib":
                 raise ValueError("reward_shaping needs engine 'reference' (the bridge's hook)")
+        self._check_learning_aids()
         if self.engine == "batched":
             self._check_batched()
         elif self.num_envs > 256:
@@ -173,6 +254,25 @@ class TrainConfig(BaseModel):
         if (self.num_envs * self.rollout_steps) % self.minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by minibatches")
         return self
+
+    def _check_learning_aids(self) -> None:
+        """Warm start and curriculum: the trainers that have them, a known demonstrator, every
+        stage's options accepted by the game's own checks, an increasing schedule."""
+        from train import curriculum
+
+        aids = [f for f in ("warm_start", "curriculum") if getattr(self, f)]
+        if aids and self.trainer == "rllib":
+            raise ValueError(f"{', '.join(aids)} need trainer 'torch' or 'sb3'")
+        if self.warm_start:
+            if self.recurrent:
+                raise ValueError("warm_start needs recurrent 0 (cloning feeds no memory)")
+            if self.warm_start.bc_coef and self.trainer != "torch":
+                raise ValueError("warm_start.bc_coef needs trainer 'torch'")
+            try:
+                make_agent(self.warm_start.agent, self.env)
+            except ConfigError as err:
+                raise ValueError(f"warm_start.agent: {err}") from None
+        curriculum.check(self)
 
     def _check_batched(self) -> None:
         import torch

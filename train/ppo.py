@@ -14,6 +14,11 @@ CleanRL's ``ppo.py``).
 * ``recurrent``: the actor carries a GRU memory, one per env and seat (a shared team policy never
   passes one seat's private observations to another), reset when a game ends. Updates feed each
   step its stored memory (truncated back-propagation of one step).
+* ``warm_start``: before the first update, the network clones a demonstrator's recorded
+  decisions (:mod:`train.warm_start`); with ``bc_coef`` the cloning loss stays in PPO's loss,
+  annealed to 0.
+* ``curriculum``: the games are rebuilt with each stage's options at the first update that
+  starts at or past the stage's threshold (:mod:`train.curriculum`).
 * ``engine: batched``: the games are a batched tensor engine (:class:`train.batched.BatchedGames`)
   on ``device``, where every row steps at every step; rows where an opponent decides carry
   ``learner`` = 0. The value of every row is the learner's (its view), discounts apply only at
@@ -35,7 +40,7 @@ from torch import nn
 
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
-from train import diagnostics, runfolder
+from train import curriculum, diagnostics, runfolder, warm_start
 from train.batched import BatchedGames
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
@@ -112,6 +117,12 @@ def evaluate(
     return {"win_rate": wins / games, "mean_return": float(np.mean(returns))}
 
 
+def make_games(config: TrainConfig, step: int) -> BatchedGames | VectorGames:
+    """The training games with the curriculum's options at learner step ``step``."""
+    staged = config.model_copy(update={"options": curriculum.options_at(config, step)})
+    return BatchedGames(staged) if config.engine == "batched" else VectorGames(staged)
+
+
 def train(config: TrainConfig, log: RunLog) -> Path:
     """Train, log, checkpoint; return the final checkpoint's path."""
     folder = config.folder
@@ -120,9 +131,10 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     rng = np.random.default_rng(runfolder.run_seed(config.seed, start))
     torch.manual_seed(config.seed)
     batched = config.engine == "batched"
-    games = BatchedGames(config) if batched else VectorGames(config)
-    device = torch.device(config.device if batched else "cpu")
     n_envs, n_steps = config.num_envs, config.rollout_steps
+    batch = n_envs * n_steps
+    games = make_games(config, start * batch)
+    device = torch.device(config.device if batched else "cpu")
     obs_size, n_actions = games.observation_size, games.num_actions
     state_size = games.state_size if config.centralized_critic else 0
     # the critic reads its own rows when centralized, or the learner's view of a batched table
@@ -152,18 +164,39 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     meta = {"num_players": config.num_players, "options": config.options}
     games.reset([int(rng.integers(2**31)) for _ in range(n_envs)])
     live = games.rows
-    next_critic = live["critic"] if critic_size else live["obs"]
+    stage = curriculum.stage_at(config, start * batch)
     all_learner = torch.ones(n_envs, device=device)
-    batch = n_envs * n_steps
     updates = math.ceil(config.total_steps / batch)
+    demos = None
+    if config.warm_start and (not saved or warm_start.bc_weight(config, start * batch)):
+        demos = warm_start.collect(config, quiet=log.quiet)
     log.start(total=updates * batch, done=start * batch)
     if saved:
         log.message(f"resumed at step {start * batch:,} (update {start})")
+    elif demos is not None:
+        log.scalars(0, {f"warm_start/demo_{k}": v for k, v in demos.figures.items()})
+        warm_start.clone(
+            net,
+            demos,
+            config,
+            lambda epoch, figures: log.scalars(
+                0, {f"warm_start/{k}": v for k, v in figures.items()} | {"warm_start/epoch": epoch}
+            ),
+        )
     deadline = config.deadline()
     phases = diagnostics.phase_field(config.env)
     for update in range(start, updates):
         began = time.perf_counter()
         finished: list[dict[str, float]] = []
+        if curriculum.stage_at(config, update * batch) != stage:
+            stage = curriculum.stage_at(config, update * batch)
+            games.close()
+            games = make_games(config, update * batch)
+            games.reset([int(rng.integers(2**31)) for _ in range(n_envs)])
+            live = games.rows
+            memory.zero_()
+            log.message(f"curriculum stage {stage} from step {update * batch:,}")
+        bc = warm_start.bc_weight(config, update * batch)
         for t in range(n_steps):
             obs_buf[t], mask_buf[t], dones[t] = live["obs"], live["mask"], live["done"]
             if critic_size:
@@ -189,7 +222,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             memory[ended] = 0.0
 
         with torch.no_grad():
-            next_value = net.value(next_critic)
+            next_value = net.value(live["critic"] if critic_size else live["obs"])
         following = live["learner"] if batched else all_learner
         advantages = gae(
             rewards,
@@ -233,6 +266,10 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 entropy_each = -(torch.softmax(logits, -1) * log_policy).sum(-1)
                 entropy = (weight * entropy_each).sum() / decisions
                 loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+                if bc and demos is not None:
+                    rows = torch.randint(len(demos), (size,))
+                    demo = {k: v.to(device) for k, v in demos.batch(rows).items()}
+                    loss = loss + bc * warm_start.cloning_loss(net, demo)
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
@@ -251,6 +288,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 "perf/learner_steps_per_second": float(learners.sum())
                 / (time.perf_counter() - began),
                 "train/learner_share": float(learners.mean()),
+                "train/curriculum_stage": stage,
+                "train/bc_coef": bc,
                 **diagnostics.rollout_stats(
                     entropies=entropies,
                     obs=obs_buf,
