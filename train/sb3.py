@@ -5,6 +5,11 @@ network, player count, options) from which the ``sb3:`` agent rebuilds the polic
 weights alone. The train state for ``resume`` is saved as tensors and plain data
 (:mod:`train.runfolder`), and a resume builds a fresh MaskablePPO from the config and loads
 them: SB3's own loader unpickles whatever the zip holds, so nothing here calls it.
+
+``warm_start`` clones the demonstrator into the policy before ``learn`` (the auxiliary
+``bc_coef`` term would need MaskablePPO's own ``train`` rewritten, so it is torch-only);
+``curriculum`` rebuilds the games with the next stage's options after the rollout that crosses
+a threshold.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from agents.checkpoints import SB3_META
-from train import runfolder
+from train import curriculum, runfolder, warm_start
 from train.bridge import SingleAgentBridge, shaping
 from train.config import TrainConfig
 from train.runlog import RunLog
@@ -37,6 +42,7 @@ class _Progress(BaseCallback):
         self.config, self.log, self.returns, self.rollouts = config, log, returns, 0
         self.deadline = config.deadline()
         self.out_of_time = False
+        self.stage = 0
 
     def _on_step(self) -> bool:
         """Collect finished games' returns; once ``max_minutes`` have passed, stop at the first
@@ -48,6 +54,7 @@ class _Progress(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         self.rollouts += 1
+        self._next_stage()
         self.out_of_time = time.perf_counter() > self.deadline
         if self.out_of_time:
             self.log.message(f"max_minutes reached after {self.num_timesteps:,} steps")
@@ -64,6 +71,39 @@ class _Progress(BaseCallback):
             result = evaluate_sb3(path, self.config, self.config.eval_games)
             self.log.scalars(self.num_timesteps, {f"eval/{k}": v for k, v in result.items()})
             save_state(self.model, self.config, self.returns)
+
+    def _next_stage(self) -> None:
+        """Rebuild every game with the curriculum's options once a threshold is crossed; the
+        next rollout starts from fresh games (this one's advantages are already computed)."""
+        stage = curriculum.stage_at(self.config, self.num_timesteps)
+        if stage == self.stage:
+            return
+        self.stage = stage
+        vec = self.training_env
+        seed = runfolder.run_seed(self.config.seed, self.num_timesteps)
+        vec.envs[:] = [make() for make in games(self.config, seed, self.num_timesteps)]
+        self.model._last_obs = vec.reset()
+        self.model._last_episode_starts = np.ones(vec.num_envs, dtype=bool)
+        self.log.message(f"curriculum stage {stage} from step {self.num_timesteps:,}")
+
+
+def games(config: TrainConfig, seed: int, step: int) -> list:
+    """Factories of the ``num_envs`` training games, with the curriculum's options at ``step``."""
+    pool = opponent_pool(config)
+    options = curriculum.options_at(config, step)
+    return [
+        (
+            lambda i=i: SingleAgentBridge(
+                config.env,
+                config.num_players,
+                options,
+                pool,
+                seed=seed + i,
+                reward_shaping=shaping(config),
+            )
+        )
+        for i in range(config.num_envs)
+    ]
 
 
 def save(model: MaskablePPO, config: TrainConfig, path: Path) -> Path:
@@ -117,22 +157,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     saved = runfolder.load_state(config)
     step = int(saved["step"]) if saved else 0
     seed = runfolder.run_seed(config.seed, step)
-    pool = opponent_pool(config)
-    vec = DummyVecEnv(
-        [
-            (
-                lambda i=i: SingleAgentBridge(
-                    config.env,
-                    config.num_players,
-                    config.options,
-                    pool,
-                    seed=seed + i,
-                    reward_shaping=shaping(config),
-                )
-            )
-            for i in range(config.num_envs)
-        ]
-    )
+    vec = DummyVecEnv(games(config, seed, step))
     model = MaskablePPO(
         "MlpPolicy",
         vec,
@@ -151,6 +176,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         policy_kwargs={"net_arch": list(config.hidden)},
     )
     returns: list[float] = []
+    demos = warm_start.collect(config, quiet=log.quiet) if config.warm_start and not saved else None
     if saved:
         model.policy.load_state_dict(saved["policy"])
         model.policy.optimizer.load_state_dict(saved["optimizer"])
@@ -159,10 +185,22 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     log.start(total=config.total_steps, done=step)
     if saved:
         log.message(f"resumed at step {step:,}")
+    elif demos is not None:
+        log.scalars(0, {f"warm_start/demo_{k}": v for k, v in demos.figures.items()})
+        warm_start.clone_sb3(
+            model.policy,
+            demos,
+            config,
+            lambda epoch, figures: log.scalars(
+                0, {f"warm_start/{k}": v for k, v in figures.items()} | {"warm_start/epoch": epoch}
+            ),
+        )
+    progress = _Progress(config, log, returns)
+    progress.stage = curriculum.stage_at(config, step)
     if config.total_steps > step:
         model.learn(
             config.total_steps - step,
-            callback=_Progress(config, log, returns),
+            callback=progress,
             reset_num_timesteps=False,
         )
     save_state(model, config, returns)

@@ -259,6 +259,9 @@ def clone_sb3(
 
     def step(batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         mask = batch["mask"].bool()
+        with torch.no_grad():  # before the step, as clone does
+            distribution = policy.get_distribution(batch["obs"], action_masks=mask.numpy())
+            agree = (distribution.get_actions(deterministic=True) == batch["action"]).sum()
         values, log_prob, _ = policy.evaluate_actions(batch["obs"], batch["action"], mask)
         ce = -log_prob.mean()
         value_loss = 0.5 * (values.squeeze(-1) - batch["returns"]).pow(2).mean()
@@ -267,9 +270,6 @@ def clone_sb3(
         loss.backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
         optimizer.step()
-        with torch.no_grad():
-            distribution = policy.get_distribution(batch["obs"], action_masks=mask.numpy())
-            agree = (distribution.get_actions(deterministic=True) == batch["action"]).sum()
         return ce, value_loss, agree.float()
 
     return _passes(demos, config, step, report)
