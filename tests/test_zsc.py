@@ -5,6 +5,8 @@ on the Headless Horseman at 2 players with seeds trained for a few hundred steps
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -16,6 +18,9 @@ from eval import harness, zsc
 from eval.play import GameResult
 from eval.stats import bootstrap_ratio_interval
 from eval.zsc_config import load_zsc_config, parse_zsc_config
+from train import fit, runfolder
+from train.config import load_config
+from train.runlog import RunLog
 
 ENV = "headless_horseman_v1"
 TINY_TRAINING = {
@@ -147,16 +152,43 @@ def test_summary_ratio_of_a_constructed_pairing(train_file):
     assert summary["per_seed"]["s1"]["ratio"]["mean"] == 0.5
 
 
+def train_seed_here(train_file, seed: int) -> Path:
+    """Train one seed of the tiny config as ``python -m train`` would, without its final
+    evaluation; the run folder."""
+    config = load_config(train_file, [], seed)
+    with runfolder.claim(config):
+        config_text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
+        (config.folder / "config.yaml").write_text(config_text)
+        fit(config, RunLog(config.folder, quiet=True))
+    return config.folder
+
+
+def copy_run(folder: Path, seed: int) -> None:
+    """Another seed's run folder holding the same weights."""
+    twin = folder.with_name(folder.name.replace("seed0", f"seed{seed}"))
+    shutil.copytree(folder, twin)
+    saved = yaml.safe_load((twin / "config.yaml").read_text())
+    (twin / "config.yaml").write_text(yaml.safe_dump({**saved, "seed": seed, "name": twin.name}))
+
+
 def test_whole_protocol_trains_missing_seeds_then_reuses_them(train_file, capsys):
-    """End to end (python -m eval.zsc): three seeds trained for 128 steps, every composition on
-    the same deals, the report, results and two valid PNGs; a second run reuses the
-    checkpoints; a run folder trained otherwise is refused, naming the field."""
+    """End to end (python -m eval.zsc): seeds 0 and 1 hold the same weights (made here), so
+    they cross-play exactly as they self-play; seed 2 is trained by the protocol. Every
+    composition plays the same deals; the report, results and two valid PNGs are written; a
+    second run reuses every checkpoint; a run folder trained otherwise is refused, naming the
+    field."""
+    copy_run(train_seed_here(train_file, 0), 1)
     path = train_file.parent / "zsc.yaml"
     path.write_text(yaml.safe_dump(protocol(train_file, games=20)))
     summary = zsc.main([str(path), "--quick", "--games", "4", "--quiet"])
     out = train_file.parent / "out"
-    assert [r["trained_now"] for r in summary["runs"]] == [True] * 3
+    assert [r["trained_now"] for r in summary["runs"]] == [False, False, True]
     assert [r["steps"] for r in summary["runs"]] == [128] * 3
+    twins = summary["matrix"]
+    assert twins[0][1] == twins[1][0] == twins[0][0] == twins[1][1]
+    assert summary["per_seed"][summary["runs"][0]["agent"]]["numerator"]["mean"] == np.mean(
+        [twins[0][1], twins[0][2]]
+    )
     assert "Cut short: 4 games" in (out / "report.md").read_text()
     results = json.loads((out / "results.json").read_text())
     roles = [r["role"] for r in results["rows"]]
@@ -166,13 +198,13 @@ def test_whole_protocol_trains_missing_seeds_then_reuses_them(train_file, capsys
     for name in ("crossplay.png", "adhoc.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert plt.imread(out / name).ndim == 3
-    checkpoint = train_file.parent / "train" / "tiny-seed0" / "final.pt"
+    checkpoint = train_file.parent / "train" / "tiny-seed2" / "final.pt"
     before = checkpoint.stat().st_mtime_ns
     again = zsc.main([str(path), "--games", "4", "--quiet"])
     assert [r["trained_now"] for r in again["runs"]] == [False] * 3
     assert checkpoint.stat().st_mtime_ns == before
     assert again["rows"] == summary["rows"]  # same checkpoints, same deals: same games
-    assert "seed 0: using" in capsys.readouterr().out
+    assert "seed 2: using" in capsys.readouterr().out
     path.write_text(yaml.safe_dump(protocol(train_file, train_overrides={"hidden": [8]})))
     with pytest.raises(envs.ConfigError, match=r"tiny-seed0 was trained with other .*hidden"):
         zsc.main([str(path), "--quiet"])
