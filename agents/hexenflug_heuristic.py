@@ -7,7 +7,8 @@ The *cautious* player lands as soon as a crash becomes more likely than 30%, lan
 colour can pay for an examination (three cards), and keeps its rows tight (gaps of at most four);
 the *greedy* player places every card it can, flies until a crash is as likely as not, and lands
 softly only with four cards of a colour. Both take every useful display card, examine with as many
-cards as they can, and discard their least useful cards on a black cat.
+cards as they can, and discard their least useful cards on a black cat. The *banker* spends cards
+only at the best rate (five cards for three Spellbooks); see :class:`BankerHeuristic`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ LAYOUT = Layout(OBSERVATION_FIELDS)
 CARDS = np.arange(C.NUM_CARDS)
 COLOUR = CARDS // C.MAX_VALUE
 VALUE = CARDS % C.MAX_VALUE + 1
+FULL_EXAM, FULL_BOOKS = 5, 3  # Examination: five cards of a colour earn three Spellbooks
+MAX_BOOKS = 9  # the observation's supply and books are divided by 9
 
 
 class HexenflugHeuristic:
@@ -60,7 +63,8 @@ class HexenflugHeuristic:
             if not options:
                 return A.SKIP
             counts = np.bincount(COLOUR[hand], minlength=C.NUM_COLOURS)
-            return max(options, key=lambda a: counts[a - A.EXAMINE])
+            best = max(options, key=lambda a: counts[a - A.EXAMINE])
+            return best if self._examines(obs, hand, best - A.EXAMINE) else A.SKIP
         if phase == Phase.EXAM_BUILD:
             cards = [a - A.CHOOSE for a in legal if A.CHOOSE <= a < A.FINISH]
             if not cards:
@@ -92,6 +96,10 @@ class HexenflugHeuristic:
             return A.LAND + best
         return A.DRAW
 
+    def _examines(self, obs: np.ndarray, hand: np.ndarray, colour: int) -> bool:
+        """Whether to examine ``colour`` (the legal colour with most cards in hand): always."""
+        return True
+
     @staticmethod
     def _crash_risk(obs: np.ndarray, tops: np.ndarray) -> float:
         seen = obs[LAYOUT["display"]] + obs[LAYOUT["discard_pile"]] + obs[LAYOUT["drawn_card"]]
@@ -103,6 +111,29 @@ class HexenflugHeuristic:
         return float(np.mean(VALUE[unseen] <= tops[COLOUR[unseen]]))
 
 
+class BankerHeuristic(HexenflugHeuristic):
+    """*banker*: Spellbooks at the best rate. Five cards of a colour earn three Spellbooks, three
+    cards only one, and a black cat only takes cards from hands of six or more; so the banker
+    lands softly as soon as a colour has five cards in hand and layout, holds up to five cards in
+    hand, and examines only with five cards of the colour, unless the colour's supply is down to
+    two Spellbooks or fewer, its hand holds six cards or more, or one more exhausted colour would
+    end the game. It flies like *cautious* otherwise."""
+
+    def __init__(self) -> None:
+        super().__init__("banker", risk=0.3, land_with=FULL_EXAM, max_gap=4)
+
+    def _examines(self, obs: np.ndarray, hand: np.ndarray, colour: int) -> bool:
+        supply = np.rint(obs[LAYOUT["supply"]] * MAX_BOOKS)
+        players = int(np.argmax(obs[LAYOUT["num_players"]])) + 2
+        exhausted = int(np.count_nonzero(supply == 0))
+        return bool(
+            np.count_nonzero(COLOUR[hand] == colour) >= FULL_EXAM
+            or supply[colour] < FULL_BOOKS
+            or hand.size > FULL_EXAM
+            or exhausted + 1 >= C.exhausted_colours_to_end(players)
+        )
+
+
 def cautious() -> HexenflugHeuristic:
     return HexenflugHeuristic("cautious", risk=0.3, land_with=3, max_gap=4)
 
@@ -111,4 +142,4 @@ def greedy() -> HexenflugHeuristic:
     return HexenflugHeuristic("greedy", risk=0.5, land_with=4, max_gap=15)
 
 
-HEURISTICS = {"cautious": cautious, "greedy": greedy}
+HEURISTICS = {"cautious": cautious, "greedy": greedy, "banker": BankerHeuristic}
