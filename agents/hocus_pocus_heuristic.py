@@ -1,34 +1,26 @@
-"""Rule-based Hocus Pocus player that reads only its observation and mask.
+"""Hocus Pocus heuristics, each reading only its observation and mask: ``greedy`` (below),
+``planner`` (:mod:`agents.hocus_pocus_planner`) and ``consensus``
+(:mod:`agents.hocus_pocus_consensus`), listed in ``HEURISTICS``.
 
-It picks a *target* attribute (one colour or one type) that the team can most likely bring to all
-five tops: tops already showing it count double, own cards count once, and every "yes" answer from
-a team-mate counts once. It asks about that target (or the best one not yet asked this round),
-plays the card that makes the most tops share the target (a stun first of all), avoids Spell Book
-cards (as the default components place them), uses Billy Butcherson or Burning Rain of Death
-instead of a failed play, spends Circle of Salt on Spells that strip the Cauldron, discards the
-single least useful card when it must, and stuns Winifred when it may.
+``greedy`` picks a *target* attribute (one colour or one type) that the team can most likely bring
+to all five tops: tops already showing it count double, own cards count once, and every "yes"
+answer from a team-mate counts once. It asks about that target (or the best one not yet asked this
+round), plays the card that makes the most tops share the target (a stun first of all), avoids
+Spell Book cards (as the default components place them), uses Billy Butcherson or Burning Rain of
+Death instead of a failed play, spends Circle of Salt on Spells that strip the Cauldron, discards
+the single least useful card when it must, and stuns Winifred when it may.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.core.layout import Layout
+from agents.hocus_pocus_cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
+from agents.hocus_pocus_consensus import ConsensusHeuristic
+from agents.hocus_pocus_planner import PlannerHeuristic
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import OBSERVATION_FIELDS
 from envs.hocus_pocus.phases import Phase
-
-LAYOUT = Layout(OBSERVATION_FIELDS)
-CARDS = np.arange(C.NUM_CARDS)
-# ATTRIBUTES[card] = (colour question, type question) in the 0..9 question numbering.
-ATTRIBUTES = np.stack([CARDS // 10, 5 + (CARDS // 2) % 5], axis=1)
-IS_SPELL_BOOK = np.zeros(C.NUM_CARDS, bool)
-for _colour, _kind in C.DEFAULT_SPELL_BOOK:
-    IS_SPELL_BOOK[(_colour * 5 + _kind) * 2] = True
-CAULDRON_SPELLS = {
-    C.SPELL_NAMES.index(s) for s in ("Dance Until You Die", "Take Flight", "Book!", "Boys, Boys")
-}
 
 
 class HocusPocusHeuristic:
@@ -103,4 +95,8 @@ class HocusPocusHeuristic:
         return 2.0 * (target in ATTRIBUTES[card]) + shared
 
 
-HEURISTICS = {"greedy": HocusPocusHeuristic}
+HEURISTICS = {
+    "greedy": HocusPocusHeuristic,
+    "planner": PlannerHeuristic,
+    "consensus": ConsensusHeuristic,
+}

@@ -64,7 +64,10 @@ def test_same_seeds_same_games():
 
 
 def test_bad_agent_specs():
-    with pytest.raises(envs.ConfigError, match=r"available: \['heuristic:greedy'\]"):
+    with pytest.raises(
+        envs.ConfigError,
+        match=r"available: \['heuristic:greedy', 'heuristic:planner', 'heuristic:consensus'\]",
+    ):
         make_agent("heuristic:clever", "hocus_pocus_v1")
     with pytest.raises(envs.ConfigError, match="unknown agent spec"):
         make_agent("alphazero", "hocus_pocus_v1")
