@@ -139,3 +139,19 @@ def test_a_real_seed_sweep_prints_the_table_across_seeds(tmp_path, capsys):
     assert {p.name for p in tmp_path.iterdir()} >= {"quick-seed0", "quick-seed1"}
     row = capsys.readouterr().out.strip().splitlines()[-1]
     assert row.startswith("| headless_horseman (2p) | torch | 0, 1 | trained team win rate |")
+
+
+def test_evaluate_only_plays_a_finished_run_again_and_keeps_its_training(tmp_path):
+    data = tiny("headless_horseman_v1", "torch", tmp_path, total_steps=128, eval_every=1)
+    path = write(tmp_path, yaml.safe_dump({**data, "final_eval_games": 2}))
+    with pytest.raises(envs.ConfigError, match="has no final.pt or final.zip; train it first"):
+        train_cli.main([path, "--evaluate-only"])
+    train_cli.main([path, "--quiet"])
+    folder = tmp_path / data["name"]
+    kept = {name: (folder / name).read_bytes() for name in ("final.pt", "metrics.csv")}
+    (folder / "evaluation" / "results.json").unlink()
+    summaries = train_cli.main([path, "--evaluate-only", "--set", "final_eval_games=3"])
+    assert {name: (folder / name).read_bytes() for name in kept} == kept
+    rows = json.loads((folder / "evaluation" / "results.json").read_text())["rows"]
+    assert summaries[str(folder)]["config"]["games"] == 3
+    assert any(f"torch:{folder / 'final.pt'}" in row["lineup"] for row in rows)

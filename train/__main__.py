@@ -8,6 +8,7 @@ receives the config, ``metrics.csv``, TensorBoard logs (``tb/``), checkpoints,
 report, results and plots). The folder is locked while the run uses it; a fresh run clears what
 a previous run left there, ``resume: true`` continues it (:mod:`train.runfolder`). ``--seeds``
 runs the config once per seed, then prints a table across the seeds (:mod:`train.results`).
+``--evaluate-only`` plays a finished run's final evaluation again, against today's baselines.
 """
 
 from __future__ import annotations
@@ -68,6 +69,22 @@ def run(config: TrainConfig, quiet: bool = False) -> dict:
     return summary
 
 
+def evaluate_again(config: TrainConfig) -> dict:
+    """The final evaluation of a finished run once more (for instance after new baselines were
+    added), into its ``evaluation/``; the training files stay as they are."""
+    folder = config.folder
+    final = next((p for p in (folder / "final.pt", folder / "final.zip") if p.is_file()), None)
+    if final is None:
+        raise ConfigError(
+            f"--evaluate-only: {str(folder)!r} has no final.pt or final.zip; train it first"
+        )
+    with runfolder.claim(config, train=False):
+        summary = final_evaluation(config, final)
+    print(report.main_table(summary))
+    print(f"\nreport: {folder / 'evaluation' / 'report.md'}")
+    return summary
+
+
 def parse_seeds(text: str) -> list[int]:
     """``"0,1,2"`` as ``[0, 1, 2]``: distinct seeds of at least 0."""
     try:
@@ -98,12 +115,18 @@ def main(argv: list[str] | None = None) -> dict[str, dict]:
         metavar="S,S,...",
         help="one run per seed (folders <name>-seed<S>), then a table across the seeds",
     )
+    parser.add_argument(
+        "--evaluate-only",
+        action="store_true",
+        help="no training: evaluate the run folder's final checkpoint again (new baselines)",
+    )
     args = parser.parse_args(argv)
     seeds: list[int | None] = [None]
     if args.seeds:
         seeds = list(parse_seeds(args.seeds))
     configs = [load_config(args.config, args.set, seed) for seed in seeds]  # all checked first
-    summaries = {str(config.folder): run(config, args.quiet) for config in configs}
+    play = evaluate_again if args.evaluate_only else lambda config: run(config, args.quiet)
+    summaries = {str(config.folder): play(config) for config in configs}
     if args.seeds:
         print("\n" + results.seed_table([config.folder for config in configs]))
     return summaries

@@ -69,9 +69,10 @@ MAY_CHANGE = frozenset(
 
 
 @contextlib.contextmanager
-def claim(config: TrainConfig) -> Iterator[None]:
+def claim(config: TrainConfig, train: bool = True) -> Iterator[None]:
     """Hold the run folder's lock while the block runs. A fresh run first clears the previous
-    run's artifacts; a resumed one first checks its saved state (:func:`load_state`)."""
+    run's artifacts; a resumed one first checks its saved state (:func:`load_state`); with
+    ``train=False`` (a new evaluation of a finished run) the folder stays as it is."""
     folder = config.folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -92,9 +93,9 @@ def claim(config: TrainConfig) -> Iterator[None]:
         lock.truncate()
         lock.write(str(os.getpid()))
         lock.flush()
-        if config.resume:
+        if train and config.resume:
             load_state(config)
-        else:
+        elif train:
             clear(folder)
         try:
             yield
