@@ -37,6 +37,7 @@ from agents import display_names
 from envs.core.errors import ConfigError, run_command
 from eval import harness, report, zsc_report
 from eval.config import EvalConfig, parse_config
+from eval.harness import Lineup
 from eval.play import GameResult
 from eval.provenance import provenance
 from eval.stats import bootstrap_ratio_interval
@@ -53,15 +54,14 @@ def split(n: int) -> tuple[int, int]:
     return (n + 1) // 2, n // 2
 
 
-def plan(seeds: list[str], partners: list[str], n: int) -> list[tuple[str, harness.Lineup]]:
+def plan(seeds: list[str], partners: list[str], n: int) -> list[tuple[str, Lineup]]:
     """Every (role, lineup) of the protocol at ``n`` players, in report order."""
     pairs = itertools.combinations if n % 2 == 0 else itertools.permutations
-    team = harness.Lineup
     return (
-        [(SELF, team("team", (s,), (n,))) for s in seeds]
-        + [(CROSS, team("crossplay", (a, b), split(n))) for a, b in pairs(seeds, 2)]
-        + [(ADHOC, team("crossplay", (s, p), (1, n - 1))) for p in partners for s in seeds]
-        + [(PARTNER, team("team", (p,), (n,))) for p in partners]
+        [(SELF, Lineup("team", (s,), (n,))) for s in seeds]
+        + [(CROSS, Lineup("crossplay", (a, b), split(n))) for a, b in pairs(seeds, 2)]
+        + [(ADHOC, Lineup("crossplay", (s, p), (1, n - 1))) for p in partners for s in seeds]
+        + [(PARTNER, Lineup("team", (p,), (n,))) for p in partners]
     )
 
 
@@ -87,7 +87,7 @@ def compare(numerator: list[list[float]], denominator: list[list[float]]) -> dic
 def summarize(
     config: ZscConfig,
     runs: list[SeedRun],
-    results: dict[harness.Lineup, list[GameResult]],
+    results: dict[Lineup, list[GameResult]],
     eval_config: EvalConfig,
 ) -> dict[str, Any]:
     """Plain data: every lineup's row (harness columns and every game), the self-play and
@@ -96,10 +96,10 @@ def summarize(
     score = envs.spec(config.env).score
     value = game_value(config.measure, score)
     seeds = [r.spec for r in runs]
-    steps = plan(seeds, config.partners, config.num_players)
-    values = {lineup: [value(g) for g in results[lineup]] for _, lineup in steps}
+    played = plan(seeds, config.partners, config.num_players)
+    values = {lineup: [value(g) for g in results[lineup]] for _, lineup in played}
     rows = []
-    for role, lineup in steps:
+    for role, lineup in played:
         games = results[lineup]
         rows.append(
             {
@@ -116,8 +116,8 @@ def summarize(
                 "games": harness.game_rows(lineup, games, True, score),
             }
         )
-    by_role: dict[str, list[harness.Lineup]] = {}
-    for role, lineup in steps:
+    by_role: dict[str, list[Lineup]] = {}
+    for role, lineup in played:
         by_role.setdefault(role, []).append(lineup)
     selfplay = {lineup.agents[0]: values[lineup] for lineup in by_role[SELF]}
     cross = {lineup.agents: values[lineup] for lineup in by_role[CROSS]}
@@ -156,7 +156,7 @@ def summarize(
         "ratio": overall["ratio"],
         "difference": overall["difference"],
         "per_seed": per_seed,
-        "matrix": matrix(seeds, values, steps),
+        "matrix": matrix(seeds, values, played),
         "adhoc": adhoc,
         "rows": rows,
     }
@@ -164,13 +164,13 @@ def summarize(
 
 def matrix(
     seeds: list[str],
-    values: dict[harness.Lineup, list[float]],
-    steps: list[tuple[str, harness.Lineup]],
+    values: dict[Lineup, list[float]],
+    played: list[tuple[str, Lineup]],
 ) -> list[list[float]]:
     """Mean team score by row seed (⌈N/2⌉ seats) and column seed (⌊N/2⌋ seats); the diagonal
     is self-play. At even N the matrix is symmetric."""
     cells = {}
-    for role, lineup in steps:
+    for role, lineup in played:
         if role == SELF:
             cells[lineup.agents * 2] = float(np.mean(values[lineup]))
         elif role == CROSS:

@@ -58,7 +58,12 @@ class ZscConfig(BaseModel):
     seed: int = Field(0, ge=0, lt=SEED_LIMIT, description="first game seed")
     workers: int = Field(2, ge=1, le=64, description="evaluation worker processes")
     out: str = Field(description="folder of report.md, results.json and the plots")
-    name: str = Field("zsc", description="the run's name in the report (default: file stem)")
+    name: str = Field(
+        "zsc",
+        pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
+        description="the run's name in the report (default: the file's stem): letters, digits, "
+        "_ . -",
+    )
 
     @field_validator("env")
     @classmethod
