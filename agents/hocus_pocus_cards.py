@@ -18,6 +18,7 @@ LAYOUT = Layout(OBSERVATION_FIELDS)
 CARDS = np.arange(C.NUM_CARDS)
 # ATTRIBUTES[card] = (colour question, type question) in the 0..9 question numbering.
 ATTRIBUTES = np.stack([CARDS // 10, 5 + (CARDS // 2) % 5], axis=1)
+COLOUR, KIND = ATTRIBUTES[:, 0], ATTRIBUTES[:, 1]  # per card, its colour and its type question
 # HAS[card, question]: the card has that colour or type.
 HAS = np.zeros((C.NUM_CARDS, 10), bool)
 HAS[CARDS[:, None], ATTRIBUTES] = True

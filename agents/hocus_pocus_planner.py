@@ -27,9 +27,11 @@ import numpy as np
 
 from agents.hocus_pocus_cards import (
     CAULDRON_SPELLS,
+    COLOUR,
     HAS,
     IS_SPELL_BOOK,
     KEYS,
+    KIND,
     LAYOUT,
     TOP_HAS,
     top_cards,
@@ -65,10 +67,11 @@ def holdings(observation: np.ndarray) -> np.ndarray:
     hold = base[:, None] * unseen[None, :]
     yes = obs[LAYOUT["answers_yes"]].reshape(6, 10) > 0
     no = obs[LAYOUT["answers_no"]].reshape(6, 10) > 0
-    p_yes = 1.0 - (1.0 - np.minimum(base, 1.0))[:, None] ** (unseen @ HAS)[None, :]  # [6, 10]
-    boost = np.where(yes, 1.0 / np.maximum(p_yes, 1e-3), 1.0)  # [6, 10]
-    hold = hold * (boost[:, None, :] * HAS[None] + ~HAS[None]).max(2)
-    hold = np.where((no.astype(float) @ HAS.T) > 0, NO_WEIGHT * hold, hold)
+    count = (unseen[:, None] & HAS).sum(0)  # [10]: unseen cards of each attribute
+    one_of = np.where(yes & (count > 0), 1.0 / np.maximum(count, 1), 0.0)  # [6, 10]
+    floor = np.maximum(one_of[:, COLOUR], one_of[:, KIND]) * unseen  # [6, 50]
+    hold = np.maximum(hold, floor)
+    hold = np.where(no[:, COLOUR] | no[:, KIND], NO_WEIGHT * hold, hold)
     handed = obs[LAYOUT["handed_card"]] > 0
     if handed.any():
         to = int(np.argmax(obs[LAYOUT["handed_to"]]))
@@ -84,16 +87,23 @@ def holdings(observation: np.ndarray) -> np.ndarray:
 def live_values(hold: np.ndarray) -> np.ndarray:
     """``[50]``: how much each card counts for the plan: 1 in the own hand, else
     ``PARTNER_WEIGHT`` times the chance that some partner holds it."""
-    team = 1.0 - np.prod(1.0 - hold[1:], axis=0)
+    free = np.ones(C.NUM_CARDS)
+    for row in hold[1:]:
+        free = free * (1.0 - row)
+    team = 1.0 - free
     return np.where(hold[0] > 0, 1.0, PARTNER_WEIGHT * team)
 
 
 def plan_values(tops: np.ndarray, live: np.ndarray) -> np.ndarray:
     """``[10]``: per attribute, the spaces whose top shows it plus, for each other space, the
-    value of its best key card."""
+    value of its best key card times ``COVER_WEIGHT`` (summed in space order)."""
     shown = TOP_HAS[tops]  # [5, 10]
     cover = (KEYS[tops] * live[None, None, :]).max(2)  # [5, 10]
-    return (shown + COVER_WEIGHT * ~shown * cover).sum(0)
+    terms = shown + COVER_WEIGHT * ~shown * cover
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
 
 
 class PlannerHeuristic:
@@ -138,8 +148,11 @@ class PlannerHeuristic:
         answered = (obs[LAYOUT["answers_yes"]] + obs[LAYOUT["answers_no"]]).reshape(6, 10) > 0
         shown = TOP_HAS[tops][:, target]
         keys = (KEYS[tops[~shown], target].any(0)) & (hold[0] == 0)  # [50]
-        found = (hold[1:] * keys[None, :]) @ HAS  # [5, 10]: per partner and question
-        gain = (found * ~answered[1:]).sum(0) + 1e-3 * HAS[keys].sum(0)
+        unanswered = ~answered[1:]  # [5, 10]
+        gain = 1e-3 * HAS[keys].sum(0)  # ties: the question naming more key cards
+        for card in np.flatnonzero(keys):  # summed in card, then partner order
+            for partner, row in enumerate(unanswered):
+                gain = gain + hold[1 + partner, card] * (row & HAS[card])
         return int(np.argmax(gain))
 
     @staticmethod
@@ -168,4 +181,4 @@ class PlannerHeuristic:
         target = int(np.argmax(values))
         shown = TOP_HAS[tops][:, target]
         key = KEYS[tops[~shown], target].any(0)
-        return HAS.astype(float) @ values + 3.0 * key
+        return values[COLOUR] + values[KIND] + 3.0 * key
