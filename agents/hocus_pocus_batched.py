@@ -1,5 +1,9 @@
 """Batched Hocus Pocus baselines: observation and mask tensors in, one action per game out.
 
+``HEURISTICS`` lists every one: :class:`BatchedGreedy` (below),
+:class:`agents.hocus_pocus_planner_batched.BatchedPlanner` and
+:class:`agents.hocus_pocus_consensus_batched.BatchedConsensus`.
+
 :class:`BatchedGreedy` picks, row by row, the action that
 ``agents.hocus_pocus_heuristic.HocusPocusHeuristic`` (``heuristic:greedy``) picks on the same
 observation and mask: the same target attribute, question, play values (in float64, summed in
@@ -15,7 +19,9 @@ from typing import Any
 
 import torch
 
-from agents.hocus_pocus_heuristic import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
+from agents.hocus_pocus_cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
+from agents.hocus_pocus_consensus_batched import BatchedConsensus
+from agents.hocus_pocus_planner_batched import BatchedPlanner
 from envs.core.batched_ops import any_along
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
@@ -119,4 +125,4 @@ class BatchedGreedy:
         return A.CHOOSE + torch.where(legal, usefulness, torch.inf).argmin(1)
 
 
-HEURISTICS = {"greedy": BatchedGreedy}
+HEURISTICS = {"greedy": BatchedGreedy, "planner": BatchedPlanner, "consensus": BatchedConsensus}

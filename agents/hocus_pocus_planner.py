@@ -51,7 +51,7 @@ def holdings(observation: np.ndarray) -> np.ndarray:
     obs = observation
     n = int(np.argmax(obs[LAYOUT["num_players"]])) + 2
     hand = obs[LAYOUT["hand"]] > 0
-    sizes = np.rint(obs[LAYOUT["hand_sizes"]] * C.NUM_CARDS)
+    sizes = np.rint(obs[LAYOUT["hand_sizes"]].astype(np.float64) * C.NUM_CARDS)
     binx = int(np.argmax(obs[LAYOUT["binx_holder"]])) - 1
     binx_hand = obs[LAYOUT["binx_hand"]] > 0
     seen = (

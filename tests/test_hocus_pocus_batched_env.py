@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import envs
+from agents import HEURISTICS
 from agents.batched import BatchedRandom
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
 from envs.hocus_pocus import actions as A
@@ -195,23 +196,45 @@ def test_a_batch_of_4096_fits_in_two_gib():
 
 
 # ----------------------------------------------------------------------------- baselines
+def own_play(n: int, options: dict, name: str, seed: int) -> tuple[list, list]:
+    """Observations and masks of one reference game of ``heuristic:<name>`` in every seat, a
+    random legal action one time in four (reaches rarer states)."""
+    env = envs.make(ENV, num_players=n, **options).unwrapped
+    rules, encoder = env.rules, env.encoder
+    heuristic = HEURISTICS[ENV][name]()
+    rng = np.random.default_rng(seed)
+    state = rules.new_game(np.random.default_rng(seed), 0)
+    observations, masks = [], []
+    while not rules.is_over(state) and state.turns < 600:
+        observation, mask = encoder.observe(state, state.actor), rules.legal_mask(state)
+        observations.append(observation)
+        masks.append(mask)
+        if rng.random() < 0.25:
+            rules.apply(state, int(rng.choice(np.flatnonzero(mask))))
+        else:
+            rules.apply(state, heuristic.act(observation, mask))
+    return observations, masks
+
+
+@pytest.mark.parametrize("name", ["greedy", "planner", "consensus"])
 @pytest.mark.parametrize("index", range(len(CONFIGS)), ids=[config_id(c) for c in CONFIGS])
-def test_batched_greedy_picks_the_reference_heuristics_action(index):
-    """On the observations and masks of reference games (random, greedy and mixed play),
-    ``BatchedGreedy`` picks exactly what ``heuristic:greedy`` picks, in every phase."""
-    from agents.hocus_pocus_batched import BatchedGreedy
+def test_batched_heuristics_pick_the_reference_heuristics_action(index, name):
+    """On the observations and masks of reference games (random, greedy, mixed play and the
+    heuristic's own), the batched heuristic picks exactly what the reference one picks, in
+    every phase."""
+    from agents.hocus_pocus_batched import HEURISTICS as BATCHED
 
     n, options = CONFIGS[index]
     env = envs.make(ENV, num_players=n, **options).unwrapped
-    observations, masks = [], []
+    observations, masks = own_play(n, options, name, seed=index)
     for policy in (POLICIES[index % len(POLICIES)], mixed_policy):
         for before, *_ in transitions(n, options, policy, games=1, seed=5):
             observations.append(env.encoder.observe(before, before.actor))
             masks.append(env.rules.legal_mask(before))
-    heuristic = HocusPocusHeuristic()
+    heuristic = HEURISTICS[ENV][name]()
     expected = [heuristic.act(o, m) for o, m in zip(observations, masks, strict=True)]
     mask = torch.tensor(np.array(masks)).bool()
-    got = BatchedGreedy(n, CPU, torch.Generator()).act(
+    got = BATCHED[name](n, CPU, torch.Generator()).act(
         torch.tensor(np.array(observations)), mask, torch.zeros(len(masks), dtype=torch.int64)
     )
     assert got.tolist() == expected
@@ -221,5 +244,11 @@ def test_batched_greedy_picks_the_reference_heuristics_action(index):
 def test_heuristics_are_registered_by_name():
     from agents.batched import batched_heuristics
     from agents.hocus_pocus_batched import BatchedGreedy
+    from agents.hocus_pocus_consensus_batched import BatchedConsensus
+    from agents.hocus_pocus_planner_batched import BatchedPlanner
 
-    assert batched_heuristics(ENV) == {"greedy": BatchedGreedy}
+    assert batched_heuristics(ENV) == {
+        "greedy": BatchedGreedy,
+        "planner": BatchedPlanner,
+        "consensus": BatchedConsensus,
+    }
