@@ -1,9 +1,13 @@
 """Batched Headless Horseman heuristics: observation and mask tensors in, one action per game out.
 
-:class:`BatchedFocal` picks the action ``agents.headless_horseman_heuristic``'s
-``HeadlessHorsemanHeuristic`` picks on the same observation (``tests/test_headless_horseman_
-batched.py``). Random play is the shared ``agents.batched.BatchedRandom``; ``HEURISTICS`` is what
-``agents.batched.make_batched_agent`` looks up.
+:class:`BatchedFocal`, :class:`BatchedHighest` and :class:`BatchedSafe` pick the action
+``agents.headless_horseman_heuristic``'s ``HeadlessHorsemanHeuristic``, ``HighestHeuristic`` and
+``SafeHeuristic`` pick on the same observation (``tests/test_headless_horseman_batched.py``).
+The reference players take the minimum of a key tuple over the legal cards in id order; here each
+key becomes one number (its parts weighted so that an earlier part always outweighs the later
+ones) and the first maximum wins, the same card. Random play is the shared
+``agents.batched.BatchedRandom``; ``HEURISTICS`` is what ``agents.batched.make_batched_agent``
+looks up.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 import torch
 
 from agents.headless_horseman_heuristic import (
+    BOARD,
     LAYOUT,
     MATCH_BONUS,
     RIDE_COST,
@@ -59,4 +64,84 @@ class BatchedFocal:
         return torch.where(mask, score, -torch.inf).argmax(dim=1)
 
 
-HEURISTICS = {"focal": BatchedFocal}
+class _Cards:
+    """Per-card tables and the observation's parts that the lexicographic heuristics read."""
+
+    def __init__(self, device: Any) -> None:
+        spaces = C.BOARD.bridge + 1
+        tops = range(1, C.NUM_TOPS + 1)
+        values = [[landing_value(p, top) for top in tops] for p in range(spaces)]
+        scares = [[p + top in BOARD.scare_spaces for top in tops] for p in range(spaces)]
+        self.values = torch.tensor(values, dtype=torch.float64, device=device)  # [space, top]
+        self.scares = torch.tensor(scares, dtype=torch.float64, device=device)  # [space, top]
+        self.card_top = torch.tensor([C.top_of(c) - 1 for c in range(C.NUM_CARDS)], device=device)
+        bottoms = torch.tensor([C.bottom_of(c) for c in range(C.NUM_CARDS)], device=device)
+        self.speed_icon = bottoms == C.SPEED_ICON
+        self.bottom = bottoms.double()
+
+    def parts(self, observation: torch.Tensor) -> dict[str, torch.Tensor]:
+        """``[B, 30]`` float64 per card: ``top`` (1–6), ``ride``, ``in_row`` (its number is in
+        the row), ``scare`` (it would land Ichabod on a Scare space), ``value`` (landing value)."""
+        position = observation[:, LAYOUT["ichabod"]].argmax(dim=1)
+        speed = (observation[:, LAYOUT["speed_tile"]] * 4).double()  # [B, 1]
+        return {
+            "top": (self.card_top + 1).double().expand(len(observation), -1),
+            "ride": torch.where(self.speed_icon, speed, self.bottom),
+            "in_row": (observation[:, LAYOUT["row_tops"]] > 0).double()[:, self.card_top],
+            "scare": self.scares[position][:, self.card_top],
+            "value": self.values[position][:, self.card_top],
+        }
+
+
+def _first_best(score: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``[B]``: the first legal card of the highest score; the top card (30) when it is the only
+    legal play."""
+    score = torch.cat([score, torch.zeros_like(score[:, :1])], dim=1)
+    return torch.where(mask, score, -torch.inf).argmax(dim=1)
+
+
+class BatchedHighest:
+    """``heuristic:highest`` for B observations: a number in the row first, then no Scare
+    space, then the highest number, then the shortest ride (each part outweighs the next)."""
+
+    name = "heuristic:highest"
+
+    def __init__(
+        self, num_players: int, device: Any = "cpu", generator: torch.Generator | None = None
+    ) -> None:
+        """The same for every player count; no chance (no generator)."""
+        self.cards = _Cards(device)
+
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        """``[B]`` int64: the reference heuristic's card in every game."""
+        c = self.cards.parts(observation)
+        # ride <= 4 < one step of top; top * 10 <= 60 < 100 < 1000
+        score = 1000 * c["in_row"] - 100 * c["scare"] + 10 * c["top"] - c["ride"]
+        return _first_best(score, mask)
+
+
+class BatchedSafe:
+    """``heuristic:safe`` for B observations: no Scare space first, then the shortest ride,
+    then a number in the row, then the best landing value (each part outweighs the next)."""
+
+    name = "heuristic:safe"
+
+    def __init__(
+        self, num_players: int, device: Any = "cpu", generator: torch.Generator | None = None
+    ) -> None:
+        """The same for every player count; no chance (no generator)."""
+        self.cards = _Cards(device)
+
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        """``[B]`` int64: the reference heuristic's card in every game."""
+        c = self.cards.parts(observation)
+        # landing values are whole numbers within ±200, rides whole numbers 0–4
+        score = -1e6 * c["scare"] - 1e4 * c["ride"] + 1e3 * c["in_row"] + c["value"]
+        return _first_best(score, mask)
+
+
+HEURISTICS = {"focal": BatchedFocal, "highest": BatchedHighest, "safe": BatchedSafe}

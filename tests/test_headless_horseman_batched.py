@@ -21,7 +21,9 @@ import torch
 
 import envs
 from agents.batched import BatchedRandom, make_batched_agent
+from agents.headless_horseman_batched import HEURISTICS as BATCHED_HEURISTICS
 from agents.headless_horseman_batched import BatchedFocal
+from agents.headless_horseman_heuristic import HEURISTICS as REFERENCE_HEURISTICS
 from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
@@ -463,24 +465,35 @@ def test_a_batch_of_4096_fits_in_two_gib():
 
 
 # ----------------------------------------------------------------------------- baselines
+@pytest.mark.parametrize("name", sorted(REFERENCE_HEURISTICS))
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
-def test_batched_focal_picks_the_reference_heuristics_action(config):
-    """``BatchedFocal`` on a batch of observations (from random and heuristic play) picks what
-    ``heuristic:focal`` picks on each one."""
+def test_batched_heuristics_pick_the_reference_heuristics_action(config, name):
+    """Each batched heuristic, on a batch of observations (from random, focal and its own
+    play), picks what its reference heuristic picks on each one."""
     n, options = config
+    reference = REFERENCE_HEURISTICS[name]()
+
+    def own_policy(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+        return reference.act(obs, mask)
+
     env = envs.make(ENV, num_players=n, **options).unwrapped
     observations, masks = [], []
-    for policy in (random_policy, heuristic_policy):
+    for policy in (random_policy, heuristic_policy, own_policy):
         for before, *_ in transitions(n, options, policy, games=2, seed=5):
             observations.append(env.encoder.observe(before, before.actor))
             masks.append(env.rules.legal_mask(before))
-    expected = [HEURISTIC.act(o, m) for o, m in zip(observations, masks, strict=True)]
-    got = BatchedFocal(n, torch.device("cpu")).act(
+    expected = [reference.act(o, m) for o, m in zip(observations, masks, strict=True)]
+    got = BATCHED_HEURISTICS[name](n, torch.device("cpu")).act(
         torch.tensor(np.array(observations)),
         torch.tensor(np.array(masks)).bool(),
         torch.zeros(len(masks), dtype=torch.int64),
     )
     assert got.tolist() == expected
+
+
+def test_the_heuristics_are_registered_by_name():
+    """Every heuristic has a batched form under the same name."""
+    assert set(REFERENCE_HEURISTICS) == set(BATCHED_HEURISTICS) == {"focal", "highest", "safe"}
 
 
 def test_batched_random_is_uniform_over_the_legal_actions():
