@@ -102,3 +102,27 @@ def test_training_s_final_evaluation_saves_its_best_and_worst_games(tmp_path):
     assert all(records.check(g) == len(g.steps) for g in games)
     assert (folder / "games.html").is_file()
     assert "(games.html)" in (folder / "report.md").read_text()
+
+
+def test_saved_games_replay_shaped_returns_that_differ_only_by_rounding(tmp_path):
+    """Hocus Pocus with ``stun_reward`` 0.2: the record sums each step's rewards and the
+    evaluation each agent's accumulated ones, which can differ in the last bit (-0.8 against
+    -0.7999999999999999); saving the games must not take that for a different game."""
+    config = parse_config(
+        {
+            "env": "hocus_pocus_v1",
+            "players": [4],
+            "agents": ["random"],
+            "options": {"stun_reward": 0.2, "match_reward": 0.5},
+            "games": 4,
+            "workers": 1,
+            "save_games": 2,
+            "out": str(tmp_path),
+            "name": "shaped",
+        }
+    )
+    games = harness.play_all(config, progress=False)
+    summary = harness.summarize(config, games)
+    report.write(summary, tmp_path / "shaped")
+    saved = records.read_games(tmp_path / "shaped" / "games.jsonl")
+    assert len(saved) == 2 and all(records.check(game) > 0 for game in saved)
