@@ -40,6 +40,7 @@ from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.phases import Phase
 
+GRID = 2.0**20  # chances are rounded to multiples of 1 / GRID, so their sums are exact
 NO_WEIGHT = 0.3  # a partner's "no" may be old: its hand has changed since
 PARTNER_WEIGHT = 0.8  # a partner's card is played later than one's own
 COVER_WEIGHT = 0.7  # a space that a key card can cover counts this much of one that shows it
@@ -47,7 +48,7 @@ COVER_WEIGHT = 0.7  # a space that a key card can cover counts this much of one 
 
 def holdings(observation: np.ndarray) -> np.ndarray:
     """``[6, 50]``: row 0 the own hand (0/1), row p the chance that the partner ``p`` seats to
-    the left holds each card (rows past the table are 0)."""
+    the left holds each card (rows past the table are 0), a multiple of ``1 / GRID``."""
     obs = observation
     n = int(np.argmax(obs[LAYOUT["num_players"]])) + 2
     hand = obs[LAYOUT["hand"]] > 0
@@ -78,7 +79,7 @@ def holdings(observation: np.ndarray) -> np.ndarray:
         hold[to] = np.where(handed & unseen, 1.0, hold[to])
     if binx > 0:
         hold[binx] = binx_hand
-    hold = np.minimum(hold, 1.0)
+    hold = np.round(np.minimum(hold, 1.0) * GRID) / GRID
     hold[0] = hand
     hold[n:] = 0.0
     return hold
@@ -148,11 +149,8 @@ class PlannerHeuristic:
         answered = (obs[LAYOUT["answers_yes"]] + obs[LAYOUT["answers_no"]]).reshape(6, 10) > 0
         shown = TOP_HAS[tops][:, target]
         keys = (KEYS[tops[~shown], target].any(0)) & (hold[0] == 0)  # [50]
-        unanswered = ~answered[1:]  # [5, 10]
-        gain = 1e-3 * HAS[keys].sum(0)  # ties: the question naming more key cards
-        for card in np.flatnonzero(keys):  # summed in card, then partner order
-            for partner, row in enumerate(unanswered):
-                gain = gain + hold[1 + partner, card] * (row & HAS[card])
+        found = (hold[1:] * keys) @ HAS  # [5, 10]: per partner and question
+        gain = (found * ~answered[1:]).sum(0) + 1e-3 * HAS[keys].sum(0)  # ties: more keys
         return int(np.argmax(gain))
 
     @staticmethod

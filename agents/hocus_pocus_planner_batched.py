@@ -5,7 +5,8 @@ that each row gets the reference's action (ties to the first legal action in id 
 rating needs, for every card ``k`` and space ``s``, the Cauldron with ``k`` on ``s`` and ``k``
 out of the hand: a top's best key card without ``k`` is its best or, when that is ``k``, its
 second best; the best key card of ``k`` itself as a top is one of the two copies sharing ``k``'s
-other attribute (``PAIRS``).
+other attribute. Key cards are listed per top and attribute (``key_lists``: at most ten), so a
+maximum runs over ten values, not fifty, with the same result.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from agents.hocus_pocus_cards import (
     LAYOUT,
     TOP_HAS,
 )
-from agents.hocus_pocus_planner import COVER_WEIGHT, NO_WEIGHT, PARTNER_WEIGHT
+from agents.hocus_pocus_planner import COVER_WEIGHT, GRID, NO_WEIGHT, PARTNER_WEIGHT
 from envs.core.batched_ops import any_along
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
@@ -33,17 +34,16 @@ from envs.hocus_pocus.phases import Phase
 N, SPACES, SEATS = C.NUM_CARDS, C.NUM_SPACES, C.MAX_PLAYERS
 
 
-def key_pairs() -> torch.Tensor:
-    """``[50, 10, 2]``: for card ``k`` on top and an attribute ``q`` it lacks, the two copies of
-    the card with ``q`` and ``k``'s other attribute (``KEYS[k, q]``); card 0 twice where ``k``
-    has ``q`` (a top showing ``q`` needs no key card)."""
-    pairs = torch.zeros(N, 10, 2, dtype=torch.int64)
-    for card in range(N):
+def key_lists() -> torch.Tensor:
+    """``[55, 10, 10]``: per top and attribute the top lacks, its key cards (``KEYS``) in id
+    order, padded with ``50``: two copies for a card on top, up to ten for an empty space."""
+    lists = torch.full((N + SPACES, 10, 10), N, dtype=torch.int64)
+    for top in range(N + SPACES):
         for question in range(10):
-            cards = torch.as_tensor(KEYS[card, question]).nonzero().flatten()
-            if not HAS[card, question]:
-                pairs[card, question] = cards
-    return pairs
+            if not TOP_HAS[top, question]:
+                cards = torch.as_tensor(KEYS[top, question]).nonzero().flatten()
+                lists[top, question, : len(cards)] = cards
+    return lists
 
 
 class BatchedPlanner:
@@ -56,7 +56,7 @@ class BatchedPlanner:
         self.has = torch.as_tensor(HAS, device=device)  # [50, 10]
         self.top_has = torch.as_tensor(TOP_HAS, device=device)  # [55, 10]
         self.keys = torch.as_tensor(KEYS, device=device)  # [55, 10, 50]
-        self.pairs = key_pairs().to(device)  # [50, 10, 2]
+        self.lists = key_lists().to(device)  # [55, 10, 10]
         self.colour = torch.as_tensor(COLOUR, device=device)
         self.kind = torch.as_tensor(KIND, device=device)
         self.book = torch.as_tensor(IS_SPELL_BOOK, dtype=torch.float64, device=device)
@@ -75,20 +75,21 @@ class BatchedPlanner:
         hold = self.holdings(obs)
         hand = hold[:, 0] > 0
         live = self.live_values(hold)
-        values = self.plan_values(tops, live)
+        lists = self.lists[tops]  # [B, 5, 10, 10]: key cards per space and attribute
+        padded = torch.cat([live, torch.zeros_like(live[:, :1])], 1)  # [B, 51]
+        terms = padded.gather(1, lists.flatten(1)).view(lists.shape)  # their values
+        values = self.plan_values(tops, terms)
         target = values.argmax(1)
         shown = self.top_has[tops]  # [B, 5, 10]
         shown_target = shown.gather(2, target[:, None, None].expand(-1, SPACES, 1))[..., 0]
-        keys = self.keys[tops].gather(2, target[:, None, None, None].expand(-1, SPACES, 1, N))[
-            :, :, 0
-        ]  # [B, 5, 50]: the target's key cards per space
+        keys = self.keys[tops, target[:, None]]  # [B, 5, 50]: the target's key cards per space
         key = any_along(keys & ~shown_target[:, :, None], 1)  # [B, 50]
         choice = torch.where(
             phase == Phase.ASK,
             A.ASK + self.question(obs, hold, key & ~hand),
             torch.where(
                 phase == Phase.ACT,
-                self.play(mask, tops, shown, live),
+                self.play(mask, hand, shown, padded, lists, terms),
                 self.choose(mask, values, key),
             ),
         )
@@ -143,7 +144,7 @@ class BatchedPlanner:
         hold = torch.where(took[:, :, None] & (handed & unseen)[:, None, :], 1.0, hold)
         shows = (self.seats == binx[:, None]) & (binx > 0)[:, None]
         hold = torch.where(shows[:, :, None], binx_hand[:, None, :].double(), hold)
-        hold = hold.clamp(max=1.0)
+        hold = torch.round(hold.clamp(max=1.0) * GRID) / GRID
         hold[:, 0] = hand.double()
         return torch.where((self.seats[None, :] < n[:, None])[:, :, None], hold, 0.0)
 
@@ -155,62 +156,68 @@ class BatchedPlanner:
             free = free * (1.0 - hold[:, seat])
         return torch.where(hold[:, 0] > 0, 1.0, PARTNER_WEIGHT * (1.0 - free))
 
-    def terms(self, tops: torch.Tensor, live: torch.Tensor) -> torch.Tensor:
-        """``[B, 5, 10, 50]`` key-card values per space, attribute and card."""
-        return self.keys[tops] * live[:, None, None, :]
-
-    def plan_values(self, tops: torch.Tensor, live: torch.Tensor) -> torch.Tensor:
-        """``[B, 10]``: :func:`agents.hocus_pocus_planner.plan_values` per row."""
+    def plan_values(self, tops: torch.Tensor, terms: torch.Tensor) -> torch.Tensor:
+        """``[B, 10]``: :func:`agents.hocus_pocus_planner.plan_values` per row, from the
+        key-card values ``terms`` ``[B, 5, 10, 10]``."""
         shown = self.top_has[tops].double()
-        cover = self.terms(tops, live).amax(3)
-        terms = shown + COVER_WEIGHT * (1.0 - shown) * cover
-        total = terms[:, 0]
+        parts = shown + COVER_WEIGHT * (1.0 - shown) * terms.amax(3)
+        total = parts[:, 0]
         for space in range(1, SPACES):
-            total = total + terms[:, space]
+            total = total + parts[:, space]
         return total
 
     def question(self, obs: torch.Tensor, hold: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
         """``[B]``: the question placing the most of ``keys`` ``[B, 50]`` among partners who
-        have not answered it (the reference's sums, card by card, partner by partner)."""
+        have not answered it (chances on the ``GRID``: the sums are exact in any order)."""
         rows = len(obs)
         yes = obs[:, LAYOUT["answers_yes"]].view(rows, SEATS, 10) > 0
         no = obs[:, LAYOUT["answers_no"]].view(rows, SEATS, 10) > 0
-        unanswered = ~(yes | no)[:, 1:]  # [B, 5, 10]
-        gain = 1e-3 * (keys[:, :, None] & self.has).sum(1).double()
-        for card in range(N):
-            named = unanswered & (self.has[card] & keys[:, card, None])[:, None, :]
-            for partner in range(SEATS - 1):
-                gain = gain + hold[:, 1 + partner, card, None] * named[:, partner]
+        found = (hold[:, 1:] * keys[:, None, :].double()) @ self.has.double()  # [B, 5, 10]
+        count = (keys[:, :, None] & self.has).sum(1).double()
+        gain = (found * (~(yes | no)[:, 1:]).double()).sum(1) + 1e-3 * count
         return gain.argmax(1)
 
     def play(
-        self, mask: torch.Tensor, tops: torch.Tensor, shown: torch.Tensor, live: torch.Tensor
+        self,
+        mask: torch.Tensor,
+        hand: torch.Tensor,
+        shown: torch.Tensor,
+        padded: torch.Tensor,
+        lists: torch.Tensor,
+        terms: torch.Tensor,
     ) -> torch.Tensor:
-        """``[B]``: the best-rated play (card ``k`` onto space ``s``, ``k`` leaving the hand);
-        with none, Billy Butcherson, Burning Rain of Death, or reveal a Spell."""
-        rows = len(mask)
-        values = self.terms(tops, live)  # [B, 5, 10, 50]
-        best = values.topk(2, dim=3)
-        without = torch.where(  # [B, 5, 10, 50]: each top's best key card but card k
-            best.indices[..., :1] == torch.arange(N, device=mask.device),
-            best.values[..., 1:],
-            best.values[..., :1],
+        """``[B]``: the best-rated play (card ``k`` onto space ``s``, ``k`` leaving the hand),
+        rated for the ``H`` cards in hand; with none, Billy Butcherson, Burning Rain of Death,
+        or reveal a Spell."""
+        rows, device = len(mask), mask.device
+        size = max(1, int(hand.sum(1).max()))
+        order = torch.where(
+            hand, torch.arange(N, device=device), N + torch.arange(N, device=device)
         )
+        cards = order.sort(1).values[:, :size] % N  # [B, H]: the hand in id order (padded)
+        first = terms.argmax(3, keepdim=True)  # [B, 5, 10, 1]: each top's best key card ...
+        best = terms.gather(3, first)
+        second = terms.scatter(3, first, 0.0).amax(3, keepdim=True)  # ... and the next best
+        taken = lists.gather(3, first) == cards[:, None, None, :]  # [B, 5, 10, H]
+        without = torch.where(taken, second, best)
         covered = shown.double()[..., None]
-        old = covered + COVER_WEIGHT * (1.0 - covered) * without  # [B, 5, 10, 50]
-        own_keys = live[:, self.pairs].amax(3)  # [B, 50, 10]: k's best key card as a top
-        has = self.has.double()
-        new = (has + COVER_WEIGHT * (1.0 - has) * own_keys).transpose(1, 2)  # [B, 10, 50]
-        score = torch.empty(rows, N, SPACES, dtype=torch.float64, device=mask.device)
+        old = covered + COVER_WEIGHT * (1.0 - covered) * without  # [B, 5, 10, H]
+        has = self.has[cards].double()  # [B, H, 10]
+        pairs = self.lists[cards][..., :2]  # [B, H, 10, 2]: a card's key cards as a top
+        own_keys = padded.gather(1, pairs.flatten(1)).view(rows, size, 10, 2).amax(3)
+        new = (has + COVER_WEIGHT * (1.0 - has) * own_keys).transpose(1, 2)  # [B, 10, H]
+        score = torch.empty(rows, size, SPACES, dtype=torch.float64, device=device)
         for space in range(SPACES):
             total = new if space == 0 else old[:, 0]
             for other in range(1, SPACES):
                 total = total + (new if other == space else old[:, other])
             others = torch.cat([shown[:, :space], shown[:, space + 1 :]], 1).all(1)  # [B, 10]
-            stun = any_along(others[:, None, :] & self.has, 2)  # [B, 50]
-            score[:, :, space] = 100.0 * stun.double() + total.amax(1) - 0.5 * self.book
+            stun = any_along(others[:, None, :] & (has > 0), 2).double()  # [B, H]
+            score[:, :, space] = 100.0 * stun + total.amax(1) - 0.5 * self.book[cards]
+        at = (hand.cumsum(1) - 1).clamp(min=0)  # [B, 50]: a hand card's place in ``cards``
+        full = score.gather(1, at[:, :, None].expand(-1, -1, SPACES)).flatten(1)  # [B, 250]
         plays = mask[:, A.PLAY : A.CHOOSE]
-        play = A.PLAY + torch.where(plays, score.flatten(1), -torch.inf).argmax(1)
+        play = A.PLAY + torch.where(plays, full, -torch.inf).argmax(1)
         fallback = torch.where(
             mask[:, A.BILLY], A.BILLY, torch.where(mask[:, A.BURN], A.BURN, A.REVEAL_SPELL)
         )
