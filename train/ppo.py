@@ -126,6 +126,7 @@ def make_games(config: TrainConfig, step: int) -> BatchedGames | VectorGames:
 def train(config: TrainConfig, log: RunLog) -> Path:
     """Train, log, checkpoint; return the final checkpoint's path."""
     folder = config.folder
+    deadline = config.deadline()  # the warm start counts towards max_minutes
     saved = runfolder.load_state(config)
     start = int(saved["update"]) if saved else 0
     rng = np.random.default_rng(runfolder.run_seed(config.seed, start))
@@ -183,7 +184,6 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 0, {f"warm_start/{k}": v for k, v in figures.items()} | {"warm_start/epoch": epoch}
             ),
         )
-    deadline = config.deadline()
     phases = diagnostics.phase_field(config.env)
     for update in range(start, updates):
         began = time.perf_counter()

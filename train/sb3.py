@@ -37,10 +37,12 @@ class _Progress(BaseCallback):
     """Feeds the run log: returns after every rollout; every ``eval_every`` rollouts an
     evaluation, a checkpoint and the train state."""
 
-    def __init__(self, config: TrainConfig, log: RunLog, returns: list[float]) -> None:
+    def __init__(
+        self, config: TrainConfig, log: RunLog, returns: list[float], deadline: float
+    ) -> None:
         super().__init__()
         self.config, self.log, self.returns, self.rollouts = config, log, returns, 0
-        self.deadline = config.deadline()
+        self.deadline = deadline
         self.out_of_time = False
         self.stage = 0
 
@@ -154,6 +156,7 @@ def evaluate_sb3(path: Path, config: TrainConfig, games: int) -> dict[str, float
 def train(config: TrainConfig, log: RunLog) -> Path:
     """Train MaskablePPO (built from the config, then given the saved tensors on a resume), log,
     checkpoint; return the final model's path."""
+    deadline = config.deadline()  # the warm start counts towards max_minutes
     saved = runfolder.load_state(config)
     step = int(saved["step"]) if saved else 0
     seed = runfolder.run_seed(config.seed, step)
@@ -195,7 +198,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 0, {f"warm_start/{k}": v for k, v in figures.items()} | {"warm_start/epoch": epoch}
             ),
         )
-    progress = _Progress(config, log, returns)
+    progress = _Progress(config, log, returns, deadline)
     progress.stage = curriculum.stage_at(config, step)
     if config.total_steps > step:
         model.learn(
