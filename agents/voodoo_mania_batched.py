@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch.nn.functional import one_hot
 
-from agents.voodoo_mania_heuristic import LAYOUT
+from agents.voodoo_mania_heuristic import LAYOUT, deck_answers
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
 from envs.voodoo_mania.encoding import SIDE
@@ -25,6 +25,17 @@ Q, H = C.NUM_PAIRS, C.HAND_SIZE
 def _first(candidates: torch.Tensor) -> torch.Tensor:
     """``[B]``: the index of each row's first true entry (0 when there is none)."""
     return candidates.to(torch.int8).argmax(dim=1)
+
+
+def follow_ups(hand: torch.Tensor, slots: torch.Tensor) -> torch.Tensor:
+    """``[B, 6]``: per slot and side, how many of the other hand cards could answer the pair
+    that play would ask for (the pair the side misses); ``slots`` is ``arange(3)``."""
+    wanted = one_hot(hand[:, :, :, Q:].argmax(dim=3), Q).float()  # [B, slot, side, 25]
+    answers = ((hand[:, :, :, :Q] > 0) | (hand[:, :, :, Q:] > 0)).any(dim=2)  # [B, 3, 25]
+    present = (hand != 0).flatten(2).any(dim=2)  # [B, 3]
+    can = torch.einsum("bsdq,boq->bsdo", wanted, answers.float()) > 0  # [B, 3, 2, other]
+    other = slots[:, None, None] != slots  # [slot, 1, other]
+    return (can & other & present[:, None, None, :]).sum(dim=3).flatten(1)
 
 
 class BatchedFast:
@@ -81,14 +92,44 @@ class BatchedChain:
         )
 
     def _follow_ups(self, hand: torch.Tensor) -> torch.Tensor:
-        """``[B, 6]``: per slot and side, how many of the other hand cards could answer the pair
-        that play would ask for (the pair the side misses)."""
-        wanted = one_hot(hand[:, :, :, Q:].argmax(dim=3), Q).float()  # [B, slot, side, 25]
-        answers = ((hand[:, :, :, :Q] > 0) | (hand[:, :, :, Q:] > 0)).any(dim=2)  # [B, 3, 25]
-        present = (hand != 0).flatten(2).any(dim=2)  # [B, 3]
-        can = torch.einsum("bsdq,boq->bsdo", wanted, answers.float()) > 0  # [B, 3, 2, other]
-        other = self.slots[:, None, None] != self.slots  # [slot, 1, other]
-        return (can & other & present[:, None, None, :]).sum(dim=3).flatten(1)
+        """See :func:`follow_ups`."""
+        return follow_ups(hand, self.slots)
 
 
-HEURISTICS = {"fast": BatchedFast, "chain": BatchedChain}
+class BatchedBlocker:
+    """``heuristic:blocker``: the first Voodoo! once the Voodoo pile holds more than its top card
+    (or when no normal play is legal); else the normal play whose new wanted pair the fewest
+    cards outside the hand answer (the deck's count minus the hand's follow-ups); else the first
+    cycle; else wait."""
+
+    name = "heuristic:blocker"
+
+    def __init__(self, num_players: int, device: Any, generator: torch.Generator) -> None:
+        self.slots = torch.arange(H, device=device)
+        self.answers = torch.tensor(deck_answers(), device=device)
+
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        """``[B]`` int64: the reference heuristic's action in every row."""
+        obs = observation
+        plays = obs[:, LAYOUT["hand_plays"]].view(-1, H * 2, 2) > 0  # [B, slot·side, kind]
+        legal = mask[:, A.PLAY : A.CYCLE]
+        normal, voodoo = plays[:, :, 0] & legal, plays[:, :, 1] & legal
+        pile = torch.round(obs[:, LAYOUT["voodoo_pile_size"]][:, 0] * C.NUM_CARDS)
+        hand = obs[:, LAYOUT["hand"]].view(-1, H, 2, SIDE)
+        wanted = hand[:, :, :, Q:].argmax(dim=3).flatten(1)  # [B, slot·side]
+        others = self.answers[wanted] - follow_ups(hand, self.slots)
+        big = int(self.answers.max()) + 1
+        best_normal = torch.where(normal, others, big).argmin(dim=1)
+        cycles = mask[:, A.CYCLE :]
+        cycle = torch.where(cycles.any(dim=1), A.CYCLE + _first(cycles), A.WAIT)
+        has_normal = normal.any(dim=1)
+        return torch.where(
+            voodoo.any(dim=1) & ((pile > 1) | ~has_normal),
+            A.PLAY + _first(voodoo),
+            torch.where(has_normal, A.PLAY + best_normal, cycle),
+        )
+
+
+HEURISTICS = {"fast": BatchedFast, "chain": BatchedChain, "blocker": BatchedBlocker}

@@ -12,7 +12,8 @@ import torch
 
 import envs
 from agents.batched import BatchedRandom
-from agents.voodoo_mania_batched import HEURISTICS, BatchedChain, BatchedFast
+from agents.voodoo_mania_batched import HEURISTICS, BatchedBlocker, BatchedChain, BatchedFast
+from agents.voodoo_mania_heuristic import BlockerVoodoo
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania.batched import from_reference
 from tests.test_voodoo_mania_batched import (
@@ -26,20 +27,27 @@ from tests.test_voodoo_mania_batched import (
 
 ENV = "voodoo_mania_v1"
 CPU = torch.device("cpu")
+BLOCKER = BlockerVoodoo()
+
+
+def blocker_policy(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+    return BLOCKER.act(obs, mask)
 
 
 # ----------------------------------------------------------------------------- baselines
 @pytest.mark.parametrize("n, options", [(2, {}), (3, {"cycle_anytime": True}), (5, {})])
 def test_batched_heuristics_choose_the_reference_action(n, options):
-    """On the observations and masks of reference games (random and chain play), each batched
-    heuristic picks exactly the reference heuristic's action."""
+    """On the observations and masks of reference games (random, chain and blocker play), each
+    batched heuristic picks exactly the reference heuristic's action."""
     env, game = make_game(n, options)
     states = [s[0] for s in transitions(n, options, random_policy, 1, seed=n, most=300)]
     states += [s[0] for s in transitions(n, options, chain_policy, 1, seed=n, most=300)]
+    states += [s[0] for s in transitions(n, options, blocker_policy, 1, seed=n, most=300)]
     batch = from_reference(states)
     seat = game.acting_seat(batch)
     obs, mask = game.observe(batch, seat), game.legal_mask(batch)
-    for reference, batched in ((FAST, BatchedFast), (CHAIN, BatchedChain)):
+    pairs = ((FAST, BatchedFast), (BLOCKER, BatchedBlocker), (CHAIN, BatchedChain))
+    for reference, batched in pairs:
         chosen = batched(n, CPU, torch.Generator()).act(obs, mask, seat)
         expected = [reference.act(o, m) for o, m in zip(obs.numpy(), mask.numpy(), strict=True)]
         assert chosen.tolist() == expected, reference.name
@@ -48,7 +56,7 @@ def test_batched_heuristics_choose_the_reference_action(n, options):
 
 
 def test_heuristics_are_registered_by_name():
-    assert set(HEURISTICS) == {"fast", "chain"}
+    assert set(HEURISTICS) == {"fast", "chain", "blocker"}
 
 
 # ----------------------------------------------------------------------------- distributions
