@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from agents.hexenflug_heuristic import LAYOUT
+from agents.hexenflug_heuristic import FULL_BOOKS, FULL_EXAM, LAYOUT, MAX_BOOKS
 from envs.hexenflug import actions as A
 from envs.hexenflug import components as C
 from envs.hexenflug.phases import Phase
@@ -58,7 +58,7 @@ class BatchedHexenflugHeuristic:
                 self._drawn(obs, mask, gap),
                 torch.where(
                     phase == Phase.EXAMINE,
-                    self._examine(mask, hand_counts),
+                    self._examine(obs, mask, hand_counts),
                     torch.where(
                         phase == Phase.EXAM_BUILD,
                         self._build(obs, mask),
@@ -105,11 +105,17 @@ class BatchedHexenflugHeuristic:
         crash = torch.where(mask[:, A.CRASH_KEEP], A.CRASH_KEEP, A.CRASH)
         return torch.where(place, A.PLACE, torch.where(can_display, A.DISPLAY, crash))
 
-    def _examine(self, mask, hand_counts) -> torch.Tensor:
-        """Examine the legal colour with most cards in hand, or skip."""
+    def _examine(self, obs, mask, hand_counts) -> torch.Tensor:
+        """Examine the legal colour with most cards in hand (if :meth:`_examines` says so), or
+        skip."""
         options = mask[:, A.EXAMINE : A.EXAMINE + K]
         best = torch.where(options, hand_counts, -1).argmax(1)
-        return torch.where(options.any(1), A.EXAMINE + best, A.SKIP)
+        examine = options.any(1) & self._examines(obs, hand_counts, best)
+        return torch.where(examine, A.EXAMINE + best, A.SKIP)
+
+    def _examines(self, obs, hand_counts, colour) -> torch.Tensor:
+        """``[B]`` bool: whether to examine ``colour``; always."""
+        return torch.ones_like(colour, dtype=torch.bool)
 
     def _build(self, obs, mask) -> torch.Tensor:
         """Choose the lowest legal card of the examined colour, else the lowest joker, until
@@ -141,4 +147,25 @@ class BatchedGreedy(BatchedHexenflugHeuristic):
         super().__init__("greedy", risk=0.5, land_with=4, max_gap=15, device=device)
 
 
-HEURISTICS = {"cautious": BatchedCautious, "greedy": BatchedGreedy}
+class BatchedBanker(BatchedHexenflugHeuristic):
+    """``heuristic:banker`` (flies as cautious but lands softly with 5 cards; examines only with
+    five cards of the colour, unless its supply is under three Spellbooks, the hand holds six
+    cards or more, or one more exhausted colour would end the game)."""
+
+    def __init__(self, num_players: int, device: Any, generator: torch.Generator) -> None:
+        super().__init__("banker", risk=0.3, land_with=FULL_EXAM, max_gap=4, device=device)
+        self.exhausted_to_end = C.exhausted_colours_to_end(num_players)
+
+    def _examines(self, obs, hand_counts, colour) -> torch.Tensor:
+        supply = torch.round(obs[:, LAYOUT["supply"]] * MAX_BOOKS)  # [B, 5]
+        exhausted = (supply == 0).sum(1)
+        count = hand_counts.gather(1, colour[:, None]).squeeze(1)
+        return (
+            (count >= FULL_EXAM)
+            | (supply.gather(1, colour[:, None]).squeeze(1) < FULL_BOOKS)
+            | (hand_counts.sum(1) > FULL_EXAM)
+            | (exhausted + 1 >= self.exhausted_to_end)
+        )
+
+
+HEURISTICS = {"cautious": BatchedCautious, "greedy": BatchedGreedy, "banker": BatchedBanker}

@@ -11,9 +11,11 @@ import torch
 
 import envs
 from agents.batched import BatchedRandom
-from agents.hexenflug_batched import HEURISTICS, BatchedCautious, BatchedGreedy
-from agents.hexenflug_heuristic import cautious, greedy
+from agents.hexenflug_batched import HEURISTICS, BatchedBanker, BatchedCautious, BatchedGreedy
+from agents.hexenflug_heuristic import BankerHeuristic, cautious, greedy
+from envs.hexenflug import actions as A
 from envs.hexenflug.batched import from_reference, to_reference
+from envs.hexenflug.phases import Phase
 from tests.test_hexenflug_batched import canonical, engines, reference_states
 
 CPU = torch.device("cpu")
@@ -40,7 +42,12 @@ def test_batched_heuristics_choose_the_reference_action(n):
     batch = from_reference(states, CPU)
     seat = game.acting_seat(batch)
     obs, mask = game.observe(batch, seat), game.legal_mask(batch)
-    for reference, batched in ((cautious(), BatchedCautious), (greedy(), BatchedGreedy)):
+    pairs = (
+        (cautious(), BatchedCautious),
+        (greedy(), BatchedGreedy),
+        (BankerHeuristic(), BatchedBanker),
+    )
+    for reference, batched in pairs:
         chosen = batched(n, CPU, torch.Generator()).act(obs, mask, seat)
         expected = [reference.act(o, m) for o, m in zip(obs.numpy(), mask.numpy(), strict=True)]
         assert chosen.tolist() == expected, reference.name
@@ -64,8 +71,33 @@ def test_batched_random_draws_uniformly_among_legal_actions():
     assert ((counts[legal] / 20_000 - p).abs() <= half).all()
 
 
+@pytest.mark.parametrize("n", [2, 4])  # both ends of the game: two and three colours exhausted
+def test_batched_banker_chooses_the_reference_action_in_its_own_games(n):
+    """Every state of two whole games of banker play (its examinations and skips, and the end
+    of the game near the last colours' exhaustion): ``BatchedBanker`` picks ``heuristic:banker``'s
+    action."""
+    rules, encoder, game = engines(n, {})
+    player, states = BankerHeuristic(), []
+    for seed in range(2):
+        state = rules.new_game(np.random.default_rng(seed), 0)
+        while not rules.is_over(state):
+            states.append(copy.deepcopy(state))
+            rules.apply(
+                state, player.act(encoder.observe(state, state.actor), rules.legal_mask(state))
+            )
+    batch = from_reference(states, CPU)
+    seat = game.acting_seat(batch)
+    obs, mask = game.observe(batch, seat), game.legal_mask(batch)
+    chosen = BatchedBanker(n, CPU, torch.Generator()).act(obs, mask, seat)
+    expected = [player.act(o, m) for o, m in zip(obs.numpy(), mask.numpy(), strict=True)]
+    assert chosen.tolist() == expected
+    examine = [s.phase == Phase.EXAMINE for s in states]
+    skips = [e and a == A.SKIP for e, a in zip(examine, expected, strict=True)]
+    assert any(skips) and sum(examine) > sum(skips)  # both branches of the banker were taken
+
+
 def test_heuristics_are_registered_by_name():
-    assert set(HEURISTICS) == {"cautious", "greedy"}
+    assert set(HEURISTICS) == {"cautious", "greedy", "banker"}
 
 
 # ----------------------------------------------------------------------------- distributions
