@@ -75,16 +75,21 @@ class BatchedConsensus:
         """``[B]``: the play making the most tops show the target (a stun first), then the
         card's other attribute on the most tops, a Spell Book card last; with none, Billy
         Butcherson, Burning Rain of Death, or reveal a Spell."""
+
+        # tops showing attribute q after card k goes on space s: on_tops[q] - top_has[s, q]
+        # + has[k, q], for q the target and k's colour and type ([B, 50, 5] each); five of k's
+        # colour or type is a stun (no other attribute can reach five)
+        def after(question: torch.Tensor, card_has: torch.Tensor) -> torch.Tensor:
+            tops_have = top_has.gather(2, question[:, None, :].expand(-1, SPACES, -1))
+            return (on_tops.gather(1, question)[:, :, None] - tops_have.transpose(1, 2)) + card_has
+
         rows = len(mask)
-        # counts of the questions on the tops after card k goes on space s: [B, 50, 5, 10]
-        after = on_tops[:, None, None, :] - top_has[:, None, :, :] + self.has[None, :, None, :]
-        at = target.view(rows, 1, 1, 1).expand(-1, N, SPACES, 1)
-        shown = after.gather(3, at)[..., 0]  # [B, 50, 5]
-        colour = after.gather(3, self.colour.view(1, N, 1, 1).expand(rows, -1, SPACES, 1))
-        kind = after.gather(3, self.kind.view(1, N, 1, 1).expand(rows, -1, SPACES, 1))
+        shown = after(target[:, None].expand(-1, N), self.has.T[target][:, :, None])
+        colour = after(self.colour.expand(rows, -1), 1)
+        kind = after(self.kind.expand(rows, -1), 1)
         targeted = self.has.T[target][:, :, None]  # [B, 50, 1]: the card has the target
-        other = colour[..., 0] + kind[..., 0] - shown * targeted
-        stun = 100.0 * (after.amax(3) == SPACES).double()
+        other = colour + kind - shown * targeted
+        stun = 100.0 * ((colour == SPACES) | (kind == SPACES)).double()
         value = stun + shown.double() + 0.1 * other.double() - 0.5 * self.book[None, :, None]
         plays = mask[:, A.PLAY : A.CHOOSE]
         play = A.PLAY + torch.where(plays, value.flatten(1), -torch.inf).argmax(1)
