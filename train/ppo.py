@@ -267,8 +267,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 entropy = (weight * entropy_each).sum() / decisions
                 loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
                 if bc and demos is not None:
-                    rows = torch.randint(len(demos), (size,))
-                    demo = {k: v.to(device) for k, v in demos.batch(rows).items()}
+                    picks = torch.randint(len(demos), (size,))
+                    demo = {k: v.to(device) for k, v in demos.batch(picks).items()}
                     loss = loss + bc * warm_start.cloning_loss(net, demo)
                 optimizer.zero_grad()
                 loss.backward()
