@@ -157,9 +157,21 @@ def test_torch_trainer_switches_the_games_options_at_the_threshold(engine, tmp_p
     assert (256, "game/stuns") in metrics or (256, "game/finished") in metrics
 
 
-def test_sb3_trainer_warm_starts_and_follows_the_curriculum(tmp_path):
+def test_sb3_trainer_warm_starts_and_follows_the_curriculum(tmp_path, monkeypatch):
+    from train import sb3
+
+    built = []
+    games = sb3.games
+
+    def recording(cfg, seed, step):
+        factories = games(cfg, seed, step)
+        built.append((step, factories[0]().aec.options.sunrise_steps))
+        return factories
+
+    monkeypatch.setattr(sb3, "games", recording)
     cfg = config(tmp_path, trainer="sb3", warm_start=GREEDY, curriculum=STAGES)
     fit(cfg, RunLog(cfg.folder, quiet=True, plot=False))
+    assert built == [(0, 1), (128, 2)]
     keys = {key for _, key, _ in read_metrics(cfg.folder / "metrics.csv")}
     assert {"warm_start/loss", "warm_start/agreement"} <= keys
 
