@@ -1,8 +1,8 @@
 """Rule-based Hexenflug players that read only their observation and mask.
 
-Both estimate the chance that the next draw cannot be placed from the cards they have not seen
+All three estimate the chance that the next draw cannot be placed from the cards they have not seen
 (everything but the hands, the layouts, the display, the discard pile and the drawn card). Landing
-is legal only once a card was drawn this turn, so both always draw at least once.
+is legal only once a card was drawn this turn, so all always draw at least once.
 The *cautious* player lands as soon as a crash becomes more likely than 30%, lands softly once a
 colour can pay for an examination (three cards), and keeps its rows tight (gaps of at most four);
 the *greedy* player places every card it can, flies until a crash is as likely as not, and lands
