@@ -227,6 +227,7 @@ class TrainConfig(BaseModel):
             )
         if self.centralized_critic and (not spec.cooperative or self.trainer != "torch"):
             raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
+        self._check_learning_aids()
         given = [f for f in RLLIB_FIELDS if getattr(self, f) != type(self).model_fields[f].default]
         if given and self.trainer != "rllib":
             raise ValueError(f"{', '.join(given)} need trainer 'rllib'")
@@ -242,7 +243,6 @@ class TrainConfig(BaseModel):
             load_shaping(self.reward_shaping)
             if self.engine != "reference" or self.trainer == "rllib":
                 raise ValueError("reward_shaping needs engine 'reference' (the bridge's hook)")
-        self._check_learning_aids()
         if self.engine == "batched":
             self._check_batched()
         elif self.num_envs > 256:
