@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from envs.core.batched import put_rows, take_rows
-from envs.core.batched_ops import all_along, any_along
+from envs.core.batched_ops import all_along, any_along, inverse_permutation
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.encoding import Encoder
@@ -263,7 +263,7 @@ class BatchedHocusPocus:
         size = C.hand_size(n)
         order = torch.rand(rows, N, generator=generator, device=dev).argsort(dim=1)
         # order[b, i]: the card at deck position i (the top is i = 49); dealt from the top
-        position = order.argsort(dim=1)
+        position = inverse_permutation(order)
         dealt = N - 1 - position  # 0 = first card dealt
         seat = dealt // size
         in_hand = seat < n
@@ -280,7 +280,7 @@ class BatchedHocusPocus:
             location=location,
             position=position,
             spell_location=zeros(self.spell_count),
-            spell_position=spells.argsort(dim=1).argsort(dim=1),
+            spell_position=inverse_permutation(spells.argsort(dim=1)),
             turn=start.clone(),
             actor=start.clone(),
             phase=zeros(),
@@ -348,14 +348,14 @@ class BatchedHocusPocus:
         return state.position == sizes.gather(1, state.location) - 1
 
     def tops(self, state: BatchedState, sizes: torch.Tensor | None = None) -> torch.Tensor:
-        """``[B, 5]``: the top card of each pile, or ``50 + space`` for an empty space."""
-        sizes = self.sizes(state) if sizes is None else sizes
-        on_pile = (state.location >= PILE) & (state.location < HAND) & self._is_top(state, sizes)
-        column = torch.where(on_pile, state.location - PILE, SPACES)
+        """``[B, 5]``: the top card of each pile (its highest position), or ``50 + space`` for
+        an empty space. (``sizes`` is accepted for callers that have it; not needed.)"""
         rows = len(state.location)
-        out = (N + self.spaces).repeat(rows, 1)
-        out = torch.cat([out, out[:, :1]], dim=1)
-        return out.scatter_(1, column, self.cards.expand(rows, -1))[:, :SPACES]
+        key = state.position * 64 + self.cards  # the highest key of a list is its top card
+        highest = torch.full((rows, self.locations), -1, dtype=torch.int64, device=self.device)
+        highest = highest.scatter_reduce(1, state.location, key, reduce="amax")
+        piles = highest[:, PILE:HAND]
+        return torch.where(piles >= 0, piles % 64, N + self.spaces)
 
     def matched(self, state: BatchedState) -> torch.Tensor:
         """``[B]``: the most Cauldron tops sharing one colour or one type (``match_reward``)."""
@@ -421,7 +421,9 @@ class BatchedHocusPocus:
         """Move the cards ``moving [B, 50]`` to the lists ``dest`` (location codes), each to
         place ``rank`` after that list's last card. The cards left above a moved one move down
         one place; at most one card leaves a list, unless those leaving are its top cards or
-        all of it."""
+        all of it. (Skipped when no card moves.)"""
+        if not bool(moving.any()):
+            return
         location, position = state.location, state.position
         src = torch.where(moving, position, BIG)
         gone = torch.full((len(location), self.locations), BIG, device=self.device)
@@ -444,11 +446,16 @@ class BatchedHocusPocus:
         self, state: BatchedState, rows: torch.Tensor, dest: torch.Tensor, count: torch.Tensor
     ) -> torch.Tensor:
         """``draw(deck, count)`` onto the end of list ``dest[b]``: the top card first. Returns
-        ``[B]`` how many cards were there to draw."""
-        deck_size = (state.location == DECK).sum(dim=1)
+        ``[B]`` how many cards were there to draw. (:meth:`_move` for this case: the cards
+        leave the deck's top, so no card stays above them, and ``dest`` is not the deck.)"""
+        deck = state.location == DECK
+        deck_size = deck.sum(dim=1)
         depth = deck_size[:, None] - 1 - state.position  # 0 = the top card
-        moving = rows[:, None] & (state.location == DECK) & (depth < count[:, None])
-        self._move(state, moving, dest[:, None].expand(-1, N), depth)
+        moving = rows[:, None] & deck & (depth < count[:, None])
+        target = dest.clamp(0, self.locations - 1)[:, None]
+        size = (state.location == target).sum(dim=1, keepdim=True)
+        state.position = torch.where(moving, size + depth, state.position)
+        state.location = torch.where(moving, target, state.location)
         return torch.minimum(count, deck_size)
 
     def _forced_draw(
@@ -641,7 +648,7 @@ class BatchedHocusPocus:
         if bool(empty.any()):
             discarded = empty[:, None] & (state.spell_location == DISCARD)
             keys = torch.rand(state.spell_position.shape, generator=generator, device=self.device)
-            order = torch.where(discarded, keys, 2.0).argsort(dim=1).argsort(dim=1)
+            order = inverse_permutation(torch.where(discarded, keys, 2.0).argsort(dim=1))
             state.spell_position = torch.where(discarded, order, state.spell_position)
             state.spell_location = torch.where(discarded, DECK, state.spell_location)
             in_deck = state.spell_location == DECK
@@ -708,7 +715,7 @@ class BatchedHocusPocus:
         dance = (name == SPELL["Dance Until You Die"])[:, None]
         ascending = torch.where(dance, nonempty & ~binx_top, nonempty)
         ascending &= dance | (name == SPELL["Take Flight"])[:, None]
-        order = ((N - pile_sizes) * SPACES + self.spaces).argsort(dim=1).argsort(dim=1)
+        order = inverse_permutation(((N - pile_sizes) * SPACES + self.spaces).argsort(dim=1))
         tallest = torch.where(name == SPELL["Book!"], 2, 0) + (name == SPELL["Boys, Boys"]).long()
         by_height = nonempty & (order < tallest[:, None])
         chosen = ascending | by_height
@@ -957,11 +964,12 @@ class BatchedHocusPocus:
         leaving = collected & ~self.has_icon
         # (several cards leave one pile here: the icon cards left behind get wrong positions
         # for a moment, until the shuffle below puts them into the deck)
-        rank = torch.where(leaving, key, BIG).argsort(dim=1).argsort(dim=1)
+        ending = going.nonzero().squeeze(1)
+        rank = _ranks(torch.where(leaving, key, BIG), ending)
         self._move(state, leaving, torch.full_like(location, REMOVED), rank)
         shuffled = going[:, None] & ((state.location == DECK) | (collected & self.has_icon))
         keys = torch.rand(shuffled.shape, generator=generator, device=self.device)
-        order = torch.where(shuffled, keys, 2.0).argsort(dim=1).argsort(dim=1)
+        order = _ranks(torch.where(shuffled, keys, 2.0), ending)
         state.position = torch.where(shuffled, order, state.position)
         state.location = torch.where(shuffled, DECK, state.location)
         state.binx = torch.where(going, -1, state.binx)
@@ -1134,6 +1142,14 @@ class BatchedHocusPocus:
         index.append(o["spell_deck_cards"] + self.names.expand(rows, -1))
         value.append(self.deck_value.gather(1, counts.T).T)
         return self._assemble(layout.size, index, value)
+
+
+def _ranks(keys: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """``[B, k]``: the rank of each key within its row (0 = smallest; ties in sort order), in
+    the rows ``rows`` only (0 elsewhere): a sort of the few rows that need one."""
+    ranks = torch.zeros(keys.shape, dtype=torch.int64, device=keys.device)
+    ranks[rows] = inverse_permutation(keys[rows].argsort(dim=1))
+    return ranks
 
 
 # --------------------------------------------------------------------- conversion
