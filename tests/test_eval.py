@@ -34,7 +34,7 @@ def test_results_do_not_depend_on_worker_count():
 
 def test_paired_seeds_every_pairing_plays_the_same_deals():
     """Every lineup plays seeds seed .. seed + games - 1 (so the same deals)."""
-    cfg = config("headless_horseman_v1", [2], 6, seed=40)
+    cfg = config("headless_horseman_v1", [2], 6, seed=40, agents=["random", "heuristic:focal"])
     results = harness.play_all(cfg)
     assert len(results) == 3  # two teams and one cross-play pairing
     assert {tuple(g.seed for g in games) for games in results.values()} == {tuple(range(40, 46))}
@@ -92,7 +92,7 @@ def test_focal_mode_plays_one_agent_with_partners_of_one_kind_and_pairs_it_with_
 
 
 def test_paired_differences_are_per_deal_means():
-    cfg = config("headless_horseman_v1", [2], 40)
+    cfg = config("headless_horseman_v1", [2], 40, agents=["random", "heuristic:focal"])
     results = harness.play_all(cfg, progress=False)
     summary = harness.summarize(cfg, results)
     team = {a: harness.Lineup("team", (a,), (2,)) for a in cfg.agents}
@@ -110,7 +110,9 @@ def test_paired_differences_are_per_deal_means():
 
 
 def test_head_to_head_rates_every_agent_and_plays_both_ways_round_at_odd_counts():
-    cfg = config("hexenflug_v1", [2, 3], 40)
+    cfg = config(
+        "hexenflug_v1", [2, 3], 40, agents=["random", "heuristic:cautious", "heuristic:greedy"]
+    )
     summary = harness.summarize(cfg, harness.play_all(cfg, progress=False))
     assert [(r["lineup"], r["seats"]) for r in summary["rows"]][:4] == [
         (["random", "heuristic:cautious"], [1, 1]),
@@ -165,7 +167,9 @@ def test_cli_writes_results_report_and_plots(tmp_path, capsys):
 
 
 def test_results_keep_every_game_and_their_provenance():
-    cfg = config("headless_horseman_v1", [3], 12, crossplay="focal")
+    cfg = config(
+        "headless_horseman_v1", [3], 12, crossplay="focal", agents=["random", "heuristic:focal"]
+    )
     results = harness.play_all(cfg, progress=False)
     summary = harness.summarize(cfg, results)
     row = next(r for r in summary["rows"] if r["label"] == "heuristic:focal + random×2")
