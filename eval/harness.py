@@ -176,7 +176,7 @@ def play_all(
 
 
 def save_games(config: EvalConfig, kept: dict[Lineup, list[Kept]]) -> None:
-    """Write the kept games of every lineup (in report order) to the run folder."""
+    """Write the kept games of every played lineup (in report order) to the run folder."""
     spec = envs.spec(config.env)
     names = display_names(config.agents, config.labels)
     by_label = {
@@ -186,6 +186,7 @@ def save_games(config: EvalConfig, kept: dict[Lineup, list[Kept]]) -> None:
             kept[lineup],
         )
         for lineup in lineups(config)
+        if lineup in kept
     }
     folder = Path(config.out) / config.name
     saved_games.save(folder, config.env, config.options, by_label, config.save_games)
@@ -220,12 +221,13 @@ def game_rows(lineup: Lineup, games: list[GameResult], cooperative: bool, score:
 
 
 def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> dict[str, Any]:
-    """Plain-data summary: team and cross-play rows for cooperative games, head-to-head rows and
-    ratings for competitive ones, paired differences, and every game. Every rate and mean
-    carries its 95% interval."""
+    """Plain-data summary of the played lineups (every one of the config's, or those
+    :func:`play_all` was given): team and cross-play rows for cooperative games, head-to-head
+    rows and ratings for competitive ones, paired differences, and every game. Every rate and
+    mean carries its 95% interval."""
     spec = envs.spec(config.env)
     rows = []
-    for lineup in lineups(config):
+    for lineup in (lineup for lineup in lineups(config) if lineup in results):
         games = results[lineup]
         row: dict[str, Any] = {
             "kind": lineup.kind,
@@ -289,7 +291,7 @@ def paired_differences(config: EvalConfig, results: dict, score: str) -> list[di
     for n in config.players:
         team = {a: Lineup("team", (a,), (n,)) for a in config.agents}
         pairs += [(team[a], team[b]) for a, b in itertools.combinations(config.agents, 2)]
-        for lineup in lineups(config):
+        for lineup in results:
             if lineup.kind == "crossplay" and lineup.players == n:
                 pairs += [
                     (lineup, team[background])

@@ -32,9 +32,11 @@ SAVED_GAMES = 2  # per pairing: the best and the worst game, as records with a v
 def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int | None = None) -> dict:
     """The trained agent beside every baseline, through the evaluation harness, on the seeds
     the baselines' reports use (from 0, like ``python -m eval``), so the trained agent and the
-    baselines play the same deals. ``workers`` defaults to 2 processes, or 1 for fewer than
-    100 games per pairing (starting the processes would take longer than the games). The best
-    and the worst game of each pairing are saved (``evaluation/games.jsonl``, ``games.html``)."""
+    baselines play the same deals: every team of one agent, and every lineup with the trained
+    agent in it (the baselines among themselves are in docs/results). ``workers`` defaults to
+    2 processes, or 1 for fewer than 100 games per pairing (starting the processes would take
+    longer than the games). The best and the worst game of each pairing are saved
+    (``evaluation/games.jsonl``, ``games.html``)."""
     agents = [f"{config.trainer}:{checkpoint}", "random"]
     agents += [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
     if workers is None:
@@ -51,7 +53,10 @@ def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int | None 
         name="evaluation",
         save_games=SAVED_GAMES,
     )
-    summary = harness.summarize(eval_config, harness.play_all(eval_config))
+    mine = [lineup for lineup in harness.lineups(eval_config) if agents[0] in lineup.agents]
+    teams = [lineup for lineup in harness.lineups(eval_config) if lineup.kind == "team"]
+    played = harness.play_all(eval_config, only=list(dict.fromkeys(teams + mine)))
+    summary = harness.summarize(eval_config, played)
     report.write(summary, config.folder / "evaluation")
     return summary
 
