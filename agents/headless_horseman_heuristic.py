@@ -73,6 +73,19 @@ def ride_of(card: int, speed: float) -> float:
     return speed if bottom == C.SPEED_ICON else float(bottom)
 
 
+def pick_card(observation: np.ndarray, action_mask: np.ndarray, key) -> int:
+    """The legal card with the smallest ``key(card, position, in_row, speed)`` (Ichabod's
+    space, which numbers the row shows, the speed tile's value), or the Play Top action when it
+    is the only one."""
+    legal = np.flatnonzero(action_mask)
+    if legal.tolist() == [A.PLAY_TOP]:
+        return A.PLAY_TOP
+    position = int(np.argmax(observation[LAYOUT["ichabod"]]))
+    in_row = observation[LAYOUT["row_tops"]] > 0
+    speed = observation[LAYOUT["speed_tile"]][0] * 4
+    return int(min(legal, key=lambda card: key(card, position, in_row, speed)))
+
+
 class HighestHeuristic:
     """*highest*: a convention that ignores the board's special spaces. Match the row with the
     highest number that does; otherwise play the highest number in hand, skipping a number that
@@ -85,19 +98,12 @@ class HighestHeuristic:
         """No memory between decisions."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.tolist() == [A.PLAY_TOP]:
-            return A.PLAY_TOP
-        position = int(np.argmax(observation[LAYOUT["ichabod"]]))
-        in_row = observation[LAYOUT["row_tops"]] > 0
-        speed = observation[LAYOUT["speed_tile"]][0] * 4
-
-        def key(card: int) -> tuple:
+        def key(card: int, position: int, in_row: np.ndarray, speed: float) -> tuple:
             top = C.top_of(card)
             scare = position + top in BOARD.scare_spaces
             return (not in_row[top - 1], scare, -top, ride_of(card, speed))
 
-        return int(min(legal, key=key))
+        return pick_card(observation, action_mask, key)
 
 
 class SafeHeuristic:
@@ -111,19 +117,12 @@ class SafeHeuristic:
         """No memory between decisions."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.tolist() == [A.PLAY_TOP]:
-            return A.PLAY_TOP
-        position = int(np.argmax(observation[LAYOUT["ichabod"]]))
-        in_row = observation[LAYOUT["row_tops"]] > 0
-        speed = observation[LAYOUT["speed_tile"]][0] * 4
-
-        def key(card: int) -> tuple:
+        def key(card: int, position: int, in_row: np.ndarray, speed: float) -> tuple:
             top = C.top_of(card)
             scare = position + top in BOARD.scare_spaces
             return (scare, ride_of(card, speed), not in_row[top - 1], -landing_value(position, top))
 
-        return int(min(legal, key=key))
+        return pick_card(observation, action_mask, key)
 
 
 HEURISTICS = {
