@@ -73,7 +73,8 @@ def test_crossplay_at_three_players_reports_each_composition_whatever_the_agent_
 
 
 def test_focal_mode_plays_one_agent_with_partners_of_one_kind_and_pairs_it_with_their_team():
-    cfg = config("hocus_pocus_v1", [4], 10, crossplay="focal")
+    agents = ["random", "heuristic:greedy"]
+    cfg = config("hocus_pocus_v1", [4], 10, crossplay="focal", agents=agents)
     summary = harness.summarize(cfg, harness.play_all(cfg, progress=False))
     assert [(r["label"], r["kind"]) for r in summary["rows"]] == [
         ("random×4", "team"),
