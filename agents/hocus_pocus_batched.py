@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from agents.hocus_pocus_batched_play import best_play
 from agents.hocus_pocus_cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
 from agents.hocus_pocus_consensus_batched import BatchedConsensus
 from agents.hocus_pocus_planner_batched import BatchedPlanner
@@ -108,12 +109,7 @@ class BatchedGreedy:
         stun = torch.where(best == SPACES, 100.0, 0.0)
         on_target = after.gather(3, target.view(rows, 1, 1, 1).expand(-1, N, SPACES, 1))[..., 0]
         value = stun + on_target + 0.3 * best - 0.5 * self.book[None, :, None]
-        plays = mask[:, A.PLAY : A.CHOOSE]
-        play = A.PLAY + torch.where(plays, value.flatten(1), -torch.inf).argmax(1)
-        fallback = torch.where(
-            mask[:, A.BILLY], A.BILLY, torch.where(mask[:, A.BURN], A.BURN, A.REVEAL_SPELL)
-        )
-        return torch.where(any_along(plays, 1), play, fallback)
+        return best_play(mask, value)
 
     def _choose(
         self, mask: torch.Tensor, top_attribute: torch.Tensor, target: torch.Tensor

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from agents.hocus_pocus_batched_play import best_play
 from agents.hocus_pocus_cards import COLOUR, HAS, IS_SPELL_BOOK, KIND, LAYOUT, TOP_HAS
 from envs.core.batched_ops import any_along
 from envs.hocus_pocus import actions as A
@@ -91,12 +92,7 @@ class BatchedConsensus:
         other = colour + kind - shown * targeted
         stun = 100.0 * ((colour == SPACES) | (kind == SPACES)).double()
         value = stun + shown.double() + 0.1 * other.double() - 0.5 * self.book[None, :, None]
-        plays = mask[:, A.PLAY : A.CHOOSE]
-        play = A.PLAY + torch.where(plays, value.flatten(1), -torch.inf).argmax(1)
-        fallback = torch.where(
-            mask[:, A.BILLY], A.BILLY, torch.where(mask[:, A.BURN], A.BURN, A.REVEAL_SPELL)
-        )
-        return torch.where(any_along(plays, 1), play, fallback)
+        return best_play(mask, value)
 
     def choose(
         self, mask: torch.Tensor, on_tops: torch.Tensor, target: torch.Tensor

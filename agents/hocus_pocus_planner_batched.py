@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from agents.hocus_pocus_batched_play import best_play
 from agents.hocus_pocus_cards import (
     CAULDRON_SPELLS,
     COLOUR,
@@ -216,12 +217,7 @@ class BatchedPlanner:
             score[:, :, space] = 100.0 * stun + total.amax(1) - 0.5 * self.book[cards]
         at = (hand.cumsum(1) - 1).clamp(min=0)  # [B, 50]: a hand card's place in ``cards``
         full = score.gather(1, at[:, :, None].expand(-1, -1, SPACES)).flatten(1)  # [B, 250]
-        plays = mask[:, A.PLAY : A.CHOOSE]
-        play = A.PLAY + torch.where(plays, full, -torch.inf).argmax(1)
-        fallback = torch.where(
-            mask[:, A.BILLY], A.BILLY, torch.where(mask[:, A.BURN], A.BURN, A.REVEAL_SPELL)
-        )
-        return torch.where(any_along(plays, 1), play, fallback)
+        return best_play(mask, full)
 
     def choose(self, mask: torch.Tensor, values: torch.Tensor, key: torch.Tensor) -> torch.Tensor:
         """``[B]``: the card least useful to the plan among the legal choices."""
