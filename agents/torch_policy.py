@@ -3,8 +3,8 @@
 A checkpoint is a ``torch.save`` of a plain dict (loadable with ``weights_only=True``)::
 
     {"format": "cauldron-torch-v1", "env_id": str, "obs_size": int, "num_actions": int,
-     "hidden": [int, ...], "state_size": int, "recurrent": int, "state_dict": {...},
-     "num_players": int, "options": {...}}
+     "hidden": [int, ...], "state_size": int, "recurrent": int, "head": str,
+     "state_dict": {...}, "num_players": int, "options": {...}}
 
 ``num_players`` and ``options`` record what the policy was trained with (checkpoints written by
 the trainer; older ones lack them).
@@ -12,10 +12,16 @@ the trainer; older ones lack them).
 ``state_size`` is 0 unless the critic is centralized (fed by ``state()``); ``recurrent`` is the
 size of the actor's GRU memory (0: none). The memory is per player: a policy that plays several
 seats keeps one memory per seat.
+
+``head`` is ``flat`` (one output row per action; checkpoints without the key) or ``factored``:
+the game's own head (:data:`FACTORED_HEADS`, by game module name) computes the logits from the
+observation and the trunk's hidden vector, e.g. one network shared by every "play card k on
+space s" of Hocus Pocus (:mod:`agents.hocus_pocus_head`).
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import warnings
@@ -26,11 +32,28 @@ import numpy as np
 import torch
 from torch import nn
 
+import envs
 from envs.core.errors import ConfigError
 
 FORMAT = "cauldron-torch-v1"
 # Lines of PyTorch's load errors that advise loading unsafely; never shown to a user.
 _UNSAFE_ADVICE = ("weights_only", "safe_globals", "Please ", "Check the documentation")
+HEADS = ("flat", "factored")
+# game module name -> "module:class" of its factored head, built as cls(hidden, obs, actions)
+FACTORED_HEADS = {"hocus_pocus": "agents.hocus_pocus_head:HocusPocusHead"}
+
+
+def factored_head(env_id: str) -> type[nn.Module]:
+    """The factored head class of ``env_id``'s game; a :class:`ConfigError` naming the games
+    that have one otherwise."""
+    game = envs.spec(env_id).module.split(".")[-1]
+    if game not in FACTORED_HEADS:
+        games = [i for i in envs.ids() if envs.spec(i).module.split(".")[-1] in FACTORED_HEADS]
+        raise ConfigError(
+            f"head 'factored': {env_id} has no factored head (games with one: {games})"
+        )
+    module, name = FACTORED_HEADS[game].split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def mlp(sizes: list[int]) -> nn.Sequential:
@@ -41,8 +64,9 @@ def mlp(sizes: list[int]) -> nn.Sequential:
 
 
 class PolicyNet(nn.Module):
-    """Masked categorical actor (optionally with a GRU memory) and value critic (which may read
-    ``state()`` instead of the observation)."""
+    """Masked categorical actor (optionally with a GRU memory, or a game's factored head) and
+    value critic (which may read ``state()`` instead of the observation). A factored head needs
+    the ``env_id`` whose head it is and no recurrent core."""
 
     def __init__(
         self,
@@ -51,10 +75,19 @@ class PolicyNet(nn.Module):
         hidden: list[int],
         state_size: int = 0,
         recurrent: int = 0,
+        head: str = "flat",
+        env_id: str = "",
     ) -> None:
         super().__init__()
-        self.recurrent = recurrent
-        if recurrent:
+        if head not in HEADS:
+            raise ConfigError(f"head {head!r} unknown; heads: {list(HEADS)}")
+        if head == "factored" and recurrent:
+            raise ConfigError("head 'factored' needs recurrent 0 (the head reads no memory)")
+        self.recurrent, self.head_kind = recurrent, head
+        if head == "factored":
+            self.trunk = mlp([obs_size, *hidden])
+            self.factored = factored_head(env_id)(hidden[-1], obs_size, num_actions)
+        elif recurrent:
             self.encoder = mlp([obs_size, *hidden])
             self.core = nn.GRUCell(hidden[-1], recurrent)
             self.head = nn.Linear(recurrent, num_actions)
@@ -69,6 +102,8 @@ class PolicyNet(nn.Module):
             "hidden": [int(h) for h in hidden],
             "state_size": int(state_size),
             "recurrent": int(recurrent),
+            "head": head,
+            **({"env_id": env_id} if head == "factored" else {}),
         }
 
     def masked_logits(
@@ -77,7 +112,9 @@ class PolicyNet(nn.Module):
         """Action logits with illegal actions (``mask`` 0) lowered by 1e9, and the updated memory
         (None without a recurrent core; a missing memory starts at zeros). An added bias, not
         ``masked_fill``: several times faster on CPU, and the same after the softmax."""
-        if self.recurrent:
+        if self.head_kind == "factored":
+            logits = self.factored(obs, self.trunk(obs), mask)
+        elif self.recurrent:
             memory = self.core(self.encoder(obs), memory)
             logits = self.head(memory)
         else:
@@ -127,6 +164,8 @@ def _reason(err: Exception) -> str:
 
 def save_checkpoint(net: PolicyNet, env_id: str, path: Path, extra: dict | None = None) -> None:
     """Write ``net`` for ``env_id`` in the checkpoint format above (atomically)."""
+    if net.config.get("env_id", env_id) != env_id:
+        raise ValueError(f"a factored head of {net.config['env_id']} saved for {env_id}")
     save_atomically(
         {
             "format": FORMAT,
@@ -150,6 +189,8 @@ def load_checkpoint(path: Path) -> tuple[PolicyNet, dict[str, Any]]:
         data["hidden"],
         data["state_size"],
         data.get("recurrent", 0),
+        data.get("head", "flat"),
+        data["env_id"],
     )
     net.load_state_dict(data["state_dict"])
     net.eval()
