@@ -149,6 +149,14 @@ class TrainConfig(BaseModel):
     hidden: list[Annotated[int, Field(ge=1)]] = Field(
         [128, 128], min_length=1, description="hidden layer sizes (each at least 1)"
     )
+    head: Literal["flat", "factored"] = Field(
+        "flat",
+        description="torch trainer: the actor's output layer. `flat`: one output row per "
+        "action; `factored`: the game's own head (agents.torch_policy.FACTORED_HEADS; "
+        "hocus_pocus_v1 only), where one small network shared by every card and space scores "
+        "each play from the card's and the space's features (agents.hocus_pocus_head); "
+        "needs recurrent 0",
+    )
     centralized_critic: bool = Field(False, description="cooperative games: critic reads state()")
     reward_shaping: str = Field(
         "",
@@ -227,6 +235,8 @@ class TrainConfig(BaseModel):
             )
         if self.centralized_critic and (not spec.cooperative or self.trainer != "torch"):
             raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
+        if self.head == "factored":
+            self._check_head()
         self._check_learning_aids()
         given = [f for f in RLLIB_FIELDS if getattr(self, f) != type(self).model_fields[f].default]
         if given and self.trainer != "rllib":
@@ -273,6 +283,17 @@ class TrainConfig(BaseModel):
             except ConfigError as err:
                 raise ValueError(f"warm_start.agent: {err}") from None
         curriculum.check(self)
+
+    def _check_head(self) -> None:
+        """A factored head: trainer torch, no recurrent core, a game that has one."""
+        from agents.torch_policy import factored_head
+
+        if self.trainer != "torch" or self.recurrent:
+            raise ValueError("head 'factored' needs trainer 'torch' and recurrent 0")
+        try:
+            factored_head(self.env)
+        except ConfigError as err:
+            raise ValueError(str(err)) from None
 
     def _check_batched(self) -> None:
         import torch

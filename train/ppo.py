@@ -140,7 +140,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     state_size = games.state_size if config.centralized_critic else 0
     # the critic reads its own rows when centralized, or the learner's view of a batched table
     critic_size = state_size or (obs_size if batched and not games.cooperative else 0)
-    net = PolicyNet(obs_size, n_actions, config.hidden, state_size, config.recurrent).to(device)
+    net = PolicyNet(
+        obs_size, n_actions, config.hidden, state_size, config.recurrent, config.head, config.env
+    ).to(device)
     memory_size = max(config.recurrent, 1)
     memory = torch.zeros(n_envs, games.seats, memory_size, device=device)  # per env and seat
     memory_buf = torch.zeros(n_steps, n_envs, memory_size, device=device)
