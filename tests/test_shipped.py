@@ -1,9 +1,11 @@
-"""Shipped checkpoints (issue 17): every ``checkpoints/<name>.pt`` comes with
-``configs/eval/trained/<name>.yaml`` that replays its README row's evaluation, and loads as a
-``torch:`` agent that plays legal games."""
+"""Shipped checkpoints (issue 17): every ``checkpoints/<name>.pt`` (PyTorch) or ``<name>.zip``
+(SB3) comes with ``configs/eval/trained/<name>.yaml`` that replays its README row's evaluation,
+and loads as a ``torch:`` or ``sb3:`` agent that plays legal games."""
 
 from __future__ import annotations
 
+import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -12,13 +14,24 @@ import yaml
 
 import envs
 from agents import make_agent
+from agents.checkpoints import SB3_META
 from eval.config import load_config
 from tests.test_train import tiny
 from train import __main__ as train_cli
 from train.ship import ship
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = sorted((ROOT / "checkpoints").glob("*.pt"))
+SHIPPED = sorted(p for p in (ROOT / "checkpoints").iterdir() if p.suffix in (".pt", ".zip"))
+KIND = {".pt": "torch", ".zip": "sb3"}
+
+
+def trained_with(checkpoint: Path) -> tuple[int, dict]:
+    """The player count and options a shipped checkpoint records."""
+    if checkpoint.suffix == ".pt":
+        saved = torch.load(checkpoint, weights_only=True)
+    else:
+        saved = json.loads(checkpoint.with_name(checkpoint.name + SB3_META).read_text())
+    return saved["num_players"], saved["options"]
 
 
 def test_checkpoints_and_their_configs_come_in_pairs():
@@ -31,9 +44,8 @@ def test_checkpoints_and_their_configs_come_in_pairs():
 def test_a_shipped_checkpoint_plays_legal_games_as_its_config_says(checkpoint, monkeypatch):
     monkeypatch.chdir(ROOT)
     config = load_config(f"configs/eval/trained/{checkpoint.stem}.yaml")
-    saved = torch.load(checkpoint, weights_only=True)
-    assert (saved["num_players"], saved["options"]) == (config.players[0], config.options)
-    assert config.agents[0] == f"torch:checkpoints/{checkpoint.name}"
+    assert trained_with(checkpoint) == (config.players[0], config.options)
+    assert config.agents[0] == f"{KIND[checkpoint.suffix]}:checkpoints/{checkpoint.name}"
     agent = make_agent(config.agents[0], config.env, seed=0)
     env = envs.make(config.env, num_players=config.players[0], **config.options)
     for seed in range(2):
@@ -50,7 +62,7 @@ def test_ship_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     path = tmp_path / "quick.yaml"
     path.write_text(yaml.safe_dump(data))
     run = tmp_path / data["name"]
-    with pytest.raises(envs.ConfigError, match="is not a finished torch run"):
+    with pytest.raises(envs.ConfigError, match="is not a finished torch or sb3 run"):
         ship(run, "mine", root=tmp_path)
     train_cli.main([str(path), "--quiet"])
     checkpoint, config_path = ship(run, "mine", root=tmp_path)
@@ -58,3 +70,25 @@ def test_ship_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     written = yaml.safe_load(config_path.read_text())
     assert written["agents"][0] == "torch:checkpoints/mine.pt"
     assert written["players"] == [2] and written["games"] == 2
+
+
+def test_ship_keeps_only_the_policy_of_an_sb3_run(tmp_path):
+    data = tiny("headless_horseman_v1", "sb3", tmp_path, total_steps=256, final_eval_games=2)
+    path = tmp_path / "quick.yaml"
+    path.write_text(yaml.safe_dump(data))
+    run = tmp_path / data["name"]
+    train_cli.main([str(path), "--quiet"])
+    checkpoint, config_path = ship(run, "mine", root=tmp_path)
+    with zipfile.ZipFile(checkpoint) as shipped, zipfile.ZipFile(run / "final.zip") as full:
+        assert shipped.namelist() == ["policy.pth"]
+        assert shipped.read("policy.pth") == full.read("policy.pth")
+    assert trained_with(checkpoint) == (2, {})
+    written = yaml.safe_load(config_path.read_text())
+    assert written["agents"][0] == "sb3:checkpoints/mine.zip"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        agent = make_agent(written["agents"][0], written["env"], seed=0)
+        env = envs.make(written["env"], num_players=2)
+        env.reset(seed=0)
+        obs = env.observe(env.agent_selection)
+        assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1

@@ -25,7 +25,8 @@ with one per core (``threads: 0``), each alone and beside a competing process th
 busy with numpy. ``--quick``: one repeat of 8,192 steps (rougher figures, a few minutes).
 
 Hanabi is ``hanabi_v5.env()`` as PettingZoo ships it, through the same bridge (needs the
-``bench`` extra and OpenSpiel; without them the Hanabi row is left out, saying why).
+``bench`` extra, which brings OpenSpiel and Shimmy; without them the Hanabi row is left out,
+saying why).
 """
 
 from __future__ import annotations
