@@ -22,8 +22,8 @@ CleanRL's ``ppo.py``).
 * ``engine: batched``: the games are a batched tensor engine (:class:`train.batched.BatchedGames`)
   on ``device``, where every row steps at every step; rows where an opponent decides carry
   ``learner`` = 0. The value of every row is the learner's (its view), discounts apply only at
-  the learner's decisions, and the policy trains on those alone: the same returns as the
-  single-agent view of the reference engine, where opponents move inside one step.
+  the learner's decisions, and the policy and the critic train on those alone: the same returns
+  as the single-agent view of the reference engine, where opponents move inside one step.
 """
 
 from __future__ import annotations
@@ -88,6 +88,18 @@ def gae(
         last = delta + discount * trace * alive * last
         advantages[t] = last
     return advantages
+
+
+def critic_loss(
+    predicted: torch.Tensor, returns: torch.Tensor, weight: torch.Tensor
+) -> torch.Tensor:
+    """Half the mean squared error of the values over the learner's decisions (``weight`` 1;
+    0 where an opponent moves on a batched table), the rows the critic sees in the single-agent
+    view. Trained on the opponents' moves too, the critic must tell a position from the same
+    position with the other seat to move by the ``actor`` field alone (the learner's view of an
+    opponent's examination looks like its own), and the blur biases the advantages that
+    bootstrap from it: Hexenflug's learner learnt to skip its examinations (issue 15)."""
+    return 0.5 * (weight * (predicted - returns).pow(2)).sum() / weight.sum().clamp(min=1.0)
 
 
 def evaluate(
@@ -264,7 +276,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                     -adv * ratio, -adv * ratio.clamp(1 - config.clip, 1 + config.clip)
                 )
                 policy_loss = (weight * clipped).sum() / decisions
-                value_loss = 0.5 * (net.value(b_critic[idx]) - b_returns[idx]).pow(2).mean()
+                value_loss = critic_loss(net.value(b_critic[idx]), b_returns[idx], weight)
                 entropy_each = -(torch.softmax(logits, -1) * log_policy).sum(-1)
                 entropy = (weight * entropy_each).sum() / decisions
                 loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
