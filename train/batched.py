@@ -12,8 +12,8 @@ row waits for another.
 For the learner, nothing changes but the bookkeeping: ``critic`` is always the learner's view
 (its seat's observation, or ``state()`` for a centralized critic), so the value of every row is
 the learner's; the trainer discounts only at the learner's decisions (``learner`` = 1) and
-trains the policy on those alone, which gives the same returns as the bridge's single-agent
-view, where opponents' moves happen inside one step.
+trains the policy and the critic on those alone, which gives the same returns as the bridge's
+single-agent view, where opponents' moves happen inside one step.
 """
 
 from __future__ import annotations
