@@ -5,11 +5,12 @@
 
 Reads each run's final evaluation (``evaluation/results.json``), its ``metrics.csv`` (steps
 trained) and its config. Cooperative games compare team win rates (the trained policy in every
-seat, a random team, the best heuristic team; "beats it?" is *yes* when the two intervals do not
-overlap); competitive games give the trained seat's head-to-head win rate against random play and
-against the heuristic it fares worst against (ties count as a win for both; *yes* when the
-interval lies above 50%). Wall-clock is from the run's ``config.yaml`` being written to its
-final checkpoint being written. ``--readme`` rewrites the README's ``training`` block;
+seat, a random team, the best heuristic team, each with the game's own figure such as stuns;
+"beats it?" is *yes* when the two win-rate intervals do not overlap); competitive games give
+the trained seat's head-to-head win rate against random play and against the heuristic it fares
+worst against (ties count as a win for both; *yes* when the interval lies above 50%).
+Wall-clock is from the run's ``config.yaml`` being written to its final checkpoint being
+written. ``--readme`` rewrites the README's ``training`` block;
 ``--curves`` draws each run's learning curve there as ``<game>_<trainer>.png``.
 ``--across-seeds`` summarises runs of one config with different seeds instead (:func:`seed_table`;
 ``python -m train --seeds`` prints it after its runs).
@@ -41,6 +42,17 @@ COMPETITIVE = (
 
 def percent(rate: dict) -> str:
     return f"{100 * rate['rate']:.1f}% [{100 * rate['low']:.1f}, {100 * rate['high']:.1f}]"
+
+
+def with_figure(rate: dict, row: dict) -> str:
+    """A team's win rate, then the mean of the game's own figure (Hocus Pocus' stuns, the
+    Horseman's scares) with its interval, when the evaluation measured one."""
+    figures = [k for k, v in row.items() if isinstance(v, dict) and "mean" in v and k != "length"]
+    text = percent(rate)
+    for name in figures:
+        figure = row[name]
+        text += f"; {figure['mean']:.2f} {name} [{figure['low']:.2f}, {figure['high']:.2f}]"
+    return text
 
 
 def verdict(low: float, high: float, line: float) -> str:
@@ -82,7 +94,13 @@ def run_row(folder: Path) -> tuple[bool, str]:
         best = max(heuristics, key=lambda k: heuristics[k]["rate"])
         mine, theirs = rates[trained], heuristics[best]
         beats = verdict(mine["low"] - theirs["high"], mine["high"] - theirs["low"], 0.0)
-        cells = [percent(mine), percent(rates["random"]), f"{best}: {percent(theirs)}", beats]
+        team = {row["lineup"][0]: row for row in results["rows"] if len(row["lineup"]) == 1}
+        cells = [
+            with_figure(mine, team[trained]),
+            with_figure(rates["random"], team["random"]),
+            f"{best}: {with_figure(theirs, team[best])}",
+            beats,
+        ]
     else:
         hardest = min(heuristics, key=lambda k: heuristics[k]["rate"])
         versus = heuristics[hardest]
