@@ -65,6 +65,9 @@ class HocusPocusHead(nn.Module):
     """Logits ``[B, 329]`` from the observation ``[B, 1186]`` and the trunk's hidden vector
     ``[B, hidden]``, in the flat action layout (see the module docstring)."""
 
+    # Options whose change would make the card and board tables wrong (refused in training).
+    fixed_options = ("board", "binx_cards", "spell_book_cards")
+
     def __init__(self, hidden: int, obs_size: int, num_actions: int, width: int = 64) -> None:
         super().__init__()
         if (obs_size, num_actions) != (LAYOUT.size, A.NUM_ACTIONS):

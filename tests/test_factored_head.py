@@ -164,6 +164,14 @@ def test_checkpoint_round_trips_and_plays_as_a_torch_agent(tmp_path):
         ),
         ({"recurrent": 8}, "head 'factored' needs trainer 'torch' and recurrent 0"),
         ({"trainer": "sb3"}, "head 'factored' needs trainer 'torch' and recurrent 0"),
+        (
+            {"options": {"board": [[0, 0], [1, 1], [2, 2], [3, 3], [4, 4]]}},
+            r"head 'factored' assumes the default board \(options it cannot be used with",
+        ),
+        (
+            {"curriculum": [{"until_step": 10, "options": {"binx_cards": []}}, {"options": {}}]},
+            "head 'factored' assumes the default binx_cards",
+        ),
     ],
 )
 def test_a_factored_head_where_there_is_none_is_refused_naming_the_field(extra, match):

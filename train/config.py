@@ -285,15 +285,23 @@ class TrainConfig(BaseModel):
         curriculum.check(self)
 
     def _check_head(self) -> None:
-        """A factored head: trainer torch, no recurrent core, a game that has one."""
+        """A factored head: trainer torch, no recurrent core, a game that has one, and none of
+        the options its tables assume at their defaults (in ``options`` or a curriculum stage)."""
         from agents.torch_policy import factored_head
 
         if self.trainer != "torch" or self.recurrent:
             raise ValueError("head 'factored' needs trainer 'torch' and recurrent 0")
         try:
-            factored_head(self.env)
+            head = factored_head(self.env)
         except ConfigError as err:
             raise ValueError(str(err)) from None
+        options = [self.options, *(stage.options for stage in self.curriculum)]
+        changed = sorted({k for o in options for k in o if k in head.fixed_options})
+        if changed:
+            raise ValueError(
+                f"head 'factored' assumes the default {', '.join(changed)} "
+                f"(options it cannot be used with: {list(head.fixed_options)})"
+            )
 
     def _check_batched(self) -> None:
         import torch
