@@ -252,7 +252,7 @@ def test_results_table_of_a_competitive_run(tmp_path, capsys):
     train_cli.main([str(path), "--quiet"])
     curves = tmp_path / "curves"
     text = results.main([str(tmp_path / "hexenflug_v1-sb3"), "--curves", str(curves)])
-    assert (curves / "hexenflug_sb3.png").stat().st_size > 0
+    assert (curves / "hexenflug_v1-sb3.png").stat().st_size > 0
     header, _, row = text.splitlines()
     assert "trained seat vs random" in header
     cells = [cell.strip() for cell in row.strip("|").split("|")]

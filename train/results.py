@@ -11,7 +11,7 @@ the trained seat's head-to-head win rate against random play and against the heu
 worst against (ties count as a win for both; *yes* when the interval lies above 50%).
 Wall-clock is from the run's ``config.yaml`` being written to its final checkpoint being
 written. ``--readme`` rewrites the README's ``training`` block;
-``--curves`` draws each run's learning curve there as ``<game>_<trainer>.png``.
+``--curves`` draws each run's learning curve there as ``<run name without -seed>.png``.
 ``--across-seeds`` summarises runs of one config with different seeds instead (:func:`seed_table`;
 ``python -m train --seeds`` prints it after its runs).
 """
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> str:
         args.curves.mkdir(parents=True, exist_ok=True)
         for folder in args.runs:
             config = yaml.safe_load((folder / "config.yaml").read_text())
-            name = f"{config['env'].rsplit('_v', 1)[0]}_{config['trainer']}.png"
+            name = f"{config['name'].rsplit('-seed', 1)[0]}.png"
             plot_learning_curve(folder / "metrics.csv", args.curves / name)
     return text
 
