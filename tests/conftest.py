@@ -52,3 +52,14 @@ def play_random(env, rng: np.random.Generator, max_steps: int = 100_000) -> int:
 @pytest.fixture(params=PARALLEL_CASES, ids=case_id)
 def parallel_case(request) -> tuple[str, int, dict]:
     return request.param
+
+
+@pytest.fixture
+def one_thread():
+    """One torch thread, as the trainer uses (two crawl on a loaded machine); restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

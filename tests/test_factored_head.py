@@ -27,13 +27,7 @@ HP = "hocus_pocus_v1"
 TOE, POX, TONGUE, NEWT, OIL = C.TYPES
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One torch thread, as the trainer uses; restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def factored(hidden: list[int] | None = None) -> PolicyNet:

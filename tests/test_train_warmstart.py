@@ -18,13 +18,7 @@ GREEDY = {"agent": "heuristic:greedy", "games": 2, "epochs": 1}
 STAGES = [{"until_step": 128, "options": {"sunrise_steps": 1}}, {"options": {"sunrise_steps": 2}}]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One torch thread, as the trainer uses (two crawl on a loaded machine); restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def config(tmp_path=None, **extra):
