@@ -51,26 +51,21 @@ class HeadlessHorsemanHeuristic:
         """No memory between decisions."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.tolist() == [A.PLAY_TOP]:
-            return A.PLAY_TOP
-        position = int(np.argmax(observation[LAYOUT["ichabod"]]))
-        in_row = observation[LAYOUT["row_tops"]] > 0
-        speed = observation[LAYOUT["speed_tile"]][0] * 4
-        values = [landing_value(position, top) for top in range(1, C.NUM_TOPS + 1)]
-
-        def score(card: int) -> float:
-            top, bottom = C.top_of(card), C.bottom_of(card)
-            ride = speed if bottom == C.SPEED_ICON else bottom
-            return values[top - 1] + MATCH_BONUS * in_row[top - 1] - RIDE_COST * ride
-
-        return int(max(legal, key=score))
+        return pick_card(observation, action_mask, focal_cost)
 
 
 def ride_of(card: int, speed: float) -> float:
     """Spaces ``card`` makes the Horseman ride (the Speed tile for a speed icon)."""
     bottom = C.bottom_of(card)
     return speed if bottom == C.SPEED_ICON else float(bottom)
+
+
+def focal_cost(card: int, position: int, in_row: np.ndarray, speed: float) -> float:
+    """Minus the focal heuristic's score of ``card``: the landing value of its top, a bonus when
+    the row already shows that number, less the cost of the spaces it rides."""
+    top = C.top_of(card)
+    score = landing_value(position, top) + MATCH_BONUS * in_row[top - 1]
+    return -(score - RIDE_COST * ride_of(card, speed))
 
 
 def pick_card(observation: np.ndarray, action_mask: np.ndarray, key) -> int:
