@@ -68,9 +68,10 @@ def test_gae_with_every_step_the_learners_is_cleanrl_gae():
     rewards, values = torch.randn(5, 3), torch.randn(5, 3)
     dones = (torch.rand(5, 3) < 0.3).float()
     next_value, next_done = torch.randn(3), torch.zeros(3)
-    ours = gae(
+    ours, settled = gae(
         rewards, values, dones, torch.ones(5, 3), next_value, next_done, torch.ones(3), 0.9, 0.8
     )
+    assert torch.equal(settled, torch.ones(5, 3))
     expected = torch.zeros(5, 3)
     last = torch.zeros(3)
     for t in reversed(range(5)):
@@ -90,7 +91,7 @@ def test_gae_folds_opponents_moves_into_the_learners_transition():
     learners = torch.tensor([[1.0], [0.0], [1.0]])
     dones = torch.zeros(3, 1)
     gamma, lam = 0.9, 0.7
-    adv = gae(
+    adv, _ = gae(
         rewards,
         values,
         dones,

@@ -75,14 +75,15 @@ def test_advantages_at_the_learners_decisions_are_the_single_agent_views():
     rewards = torch.randn(steps, envs_) * (torch.rand(steps, envs_) < 0.3)
     values = torch.randn(steps, envs_)
     next_value, next_done = torch.randn(envs_), torch.zeros(envs_)
-    ours = gae(
+    ours, settled = gae(
         rewards, values, dones, learners, next_value, next_done, torch.ones(envs_), gamma, lam
     )
+    assert torch.equal(settled, torch.ones(steps, envs_))
     for n in range(envs_):
         rows, summed, seen, began, done_after = single_agent_view(
             rewards, values, dones, learners, next_value, next_done, n
         )
-        expected = gae(
+        expected, _ = gae(
             summed,
             seen,
             began,
@@ -94,3 +95,54 @@ def test_advantages_at_the_learners_decisions_are_the_single_agent_views():
             lam,
         )
         assert torch.allclose(ours[rows, n], expected[:, 0], atol=1e-5)
+
+
+def test_a_rollout_stopping_on_an_opponents_move_leaves_the_last_decision_out():
+    """The rollout stops while the opponent moves: the learner's last decision has no next
+    decision to bootstrap from (the critic never values the opponents' moves), so it and the
+    steps after it are left out (advantage 0, settled 0), and the earlier decisions bootstrap from
+    its value, as if the rollout had stopped at it. Bootstrapped from the unvalued opponent's
+    position instead, Hexenflug's learner learnt to hand over its turn early (issue 15)."""
+    torch.manual_seed(3)
+    steps, gamma, lam = 7, 0.9, 0.7
+    learners = torch.tensor([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0])[:, None]
+    rewards, values = torch.randn(steps, 1), torch.randn(steps, 1)
+    dones = torch.zeros(steps, 1)
+    ours, settled = gae(
+        rewards,
+        values,
+        dones,
+        learners,
+        torch.tensor([50.0]),  # an opponent's position: must not leak in
+        torch.tensor([0.0]),
+        torch.tensor([0.0]),
+        gamma,
+        lam,
+    )
+    assert settled[:, 0].tolist() == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert torch.equal(ours[3:], torch.zeros(4, 1))
+    truncated, _ = gae(
+        rewards[:3],
+        values[:3],
+        dones[:3],
+        learners[:3],
+        values[3],
+        torch.tensor([0.0]),
+        torch.tensor([1.0]),
+        gamma,
+        lam,
+    )
+    assert torch.allclose(ours[:3], truncated)
+
+
+def test_a_game_ending_on_the_opponents_move_settles_the_last_decision():
+    """A game that ends during the opponent's moves closes the learner's transition (the game's
+    end pays its reward), even though the rollout stops on the next game's opponent move."""
+    learners = torch.tensor([1.0, 0.0, 0.0, 0.0])[:, None]
+    dones = torch.tensor([0.0, 0.0, 1.0, 0.0])[:, None]  # step 2 begins a new game
+    rewards = torch.tensor([0.0, -1.0, 0.0, 0.0])[:, None]
+    values = torch.tensor([0.3, 0.0, 0.0, 0.0])[:, None]
+    zero = torch.tensor([0.0])
+    ours, settled = gae(rewards, values, dones, learners, zero, zero, zero, 0.9, 0.7)
+    assert settled[:, 0].tolist() == [1.0, 1.0, 0.0, 0.0]
+    assert torch.isclose(ours[0, 0], torch.tensor(-1.0 - 0.3))

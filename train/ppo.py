@@ -23,7 +23,9 @@ CleanRL's ``ppo.py``).
   on ``device``, where every row steps at every step; rows where an opponent decides carry
   ``learner`` = 0. The value of every row is the learner's (its view), discounts apply only at
   the learner's decisions, and the policy and the critic train on those alone: the same returns
-  as the single-agent view of the reference engine, where opponents move inside one step.
+  as the single-agent view of the reference engine, where opponents move inside one step. A
+  rollout that stops while opponents move leaves the learner's last decision out, its
+  transition unfinished (see :func:`gae`).
 """
 
 from __future__ import annotations
@@ -65,29 +67,41 @@ def gae(
     next_learner: torch.Tensor,
     gamma: float,
     lam: float,
-) -> torch.Tensor:
-    """Generalized advantage estimates, ``[T, N]`` like ``rewards``.
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Generalized advantage estimates, ``[T, N]`` like ``rewards``, and ``settled`` (1 or 0,
+    same shape): whether the step's transition ends inside the rollout.
 
     ``dones[t]`` marks step ``t``'s observation as an episode's first; ``learners[t]`` (1 or 0)
     says whether step ``t`` is the learner's decision; the ``next_*`` rows describe the step
     after the last. Discount and lambda apply only on the way into a learner's decision, so the
     opponents' moves between two of its decisions (and their rewards) belong to one transition,
     as in the single-agent view. With every step the learner's, this is CleanRL's GAE.
+
+    A rollout that stops while opponents move (``next_learner`` 0) leaves the last learner
+    decision's transition open: the value it would bootstrap from is that of the learner's next
+    decision, not yet reached, and the critic never values the opponents' moves. That decision
+    and the opponents' steps after it get advantage 0 and ``settled`` 0 (the trainer leaves them
+    out), and the decisions before it bootstrap from its value, as if the rollout stopped there.
     """
     advantages = torch.zeros_like(rewards)
     last = torch.zeros_like(next_value)
+    open_tail = (1.0 - next_done) * (1.0 - next_learner)
+    settled = torch.ones_like(rewards)
     for t in reversed(range(len(rewards))):
         final = t == len(rewards) - 1
         following_done = next_done if final else dones[t + 1]
         following_value = next_value if final else values[t + 1]
         following_learner = (next_learner if final else learners[t + 1]).bool()
+        open_tail = open_tail * (1.0 - following_done)
         discount = torch.where(following_learner, gamma, 1.0)
         trace = torch.where(following_learner, lam, 1.0)
         alive = 1.0 - following_done
         delta = rewards[t] + discount * following_value * alive - values[t]
-        last = delta + discount * trace * alive * last
+        last = (delta + discount * trace * alive * last) * (1.0 - open_tail)
         advantages[t] = last
-    return advantages
+        settled[t] = 1.0 - open_tail
+        open_tail = open_tail * (1.0 - learners[t])
+    return advantages, settled
 
 
 def critic_loss(
@@ -238,7 +252,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         with torch.no_grad():
             next_value = net.value(live["critic"] if critic_size else live["obs"])
         following = live["learner"] if batched else all_learner
-        advantages = gae(
+        advantages, settled = gae(
             rewards,
             values,
             dones,
@@ -254,7 +268,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         b_obs, b_critic = obs_buf.reshape(batch, -1), critic_buf.reshape(batch, -1)
         b_mask, b_actions = mask_buf.reshape(batch, -1), actions.reshape(-1)
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
-        b_returns, b_learner = returns.reshape(-1), learners.reshape(-1)
+        b_returns, b_learner = returns.reshape(-1), (learners * settled).reshape(-1)
         b_memory = memory_buf.reshape(batch, -1)
         size = batch // config.minibatches
         for _ in range(config.epochs):
