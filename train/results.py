@@ -89,6 +89,8 @@ def run_row(folder: Path) -> tuple[bool, str]:
     minutes = (final.stat().st_mtime - (folder / "config.yaml").stat().st_mtime) / 60
     threads = config.get("threads") or "all"
     training = f"{steps:,} steps, {minutes:.0f} min, {threads} thread{'s' * (threads != 1)}"
+    if config.get("engine") == "batched":
+        training += ", batched engine"
     heuristics = {k: v for k, v in rates.items() if k.startswith("heuristic:")}
     if results["cooperative"]:
         best = max(heuristics, key=lambda k: heuristics[k]["rate"])
