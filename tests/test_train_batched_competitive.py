@@ -146,3 +146,47 @@ def test_a_game_ending_on_the_opponents_move_settles_the_last_decision():
     ours, settled = gae(rewards, values, dones, learners, zero, zero, zero, 0.9, 0.7)
     assert settled[:, 0].tolist() == [1.0, 1.0, 0.0, 0.0]
     assert torch.isclose(ours[0, 0], torch.tensor(-1.0 - 0.3))
+
+
+def test_each_row_plays_its_own_opponents_choice_where_the_opponent_acts(tmp_path):
+    """Where an opponent is to act, the row's action is its drawn pool member's choice for that
+    row alone; where the learner is to act, the learner's action is played (opponents' choice
+    0, ignored)."""
+    from train.batched import BatchedGames
+    from train.config import parse_config
+
+    config = parse_config(
+        {
+            "name": "pool",
+            "env": "hexenflug_v1",
+            "num_players": 2,
+            "engine": "batched",
+            "num_envs": 32,
+            "rollout_steps": 16,
+            "out": str(tmp_path),
+            "opponents": ["heuristic:cautious", "heuristic:greedy", "heuristic:banker"],
+        }
+    )
+    games = BatchedGames(config)
+    games.reset([0])
+    generator = torch.Generator().manual_seed(0)
+    checked = 0
+    for _ in range(150):
+        rows = games.rows
+        chosen = games._opponent_actions()
+        learner = rows["learner"].bool()
+        assert torch.equal(chosen[learner], torch.zeros_like(chosen[learner]))
+        for row in (~learner).nonzero().flatten().tolist():
+            member = games.pool[int(games.opponent[row])]
+            alone = member.act(
+                rows["obs"][row : row + 1],
+                rows["mask"][row : row + 1].bool(),
+                rows["seat"][row : row + 1],
+            )
+            assert int(chosen[row]) == int(alone[0])
+            assert bool(rows["mask"][row, chosen[row]])
+            checked += 1
+        keys = torch.rand(rows["mask"].shape, generator=generator)
+        games.step(torch.where(rows["mask"].bool(), keys, -1.0).argmax(1))
+    assert checked > 1000
+    assert len(set(games.opponent.tolist())) == 3

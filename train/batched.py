@@ -119,14 +119,19 @@ class BatchedGames:
         self.opponent = torch.where(rows, drawn, self.opponent)
 
     def _opponent_actions(self) -> torch.Tensor:
-        """Each row's opponent's choice for the seat to act (every pool member that plays in
-        some row is asked once for the whole batch)."""
+        """Each row's opponent's choice where an opponent is to act (0 where the learner is:
+        the caller plays the learner's action there). Every pool member is asked once, for
+        the rows where it is the one to act."""
         rows = self.rows
-        mask = rows["mask"].bool()
+        to_act = torch.where(rows["learner"].bool(), -1, self.opponent)
         chosen = torch.zeros_like(self.opponent)
-        for index in self.opponent.unique().tolist():
-            picks = self.pool[index].act(rows["obs"], mask, rows["seat"])
-            chosen = torch.where(self.opponent == index, picks, chosen)
+        for index in to_act.unique().tolist():
+            if index < 0:
+                continue
+            mine = (to_act == index).nonzero().squeeze(1)
+            chosen[mine] = self.pool[index].act(
+                rows["obs"][mine], rows["mask"][mine].bool(), rows["seat"][mine]
+            )
         return chosen
 
     def _write(
