@@ -264,11 +264,12 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             config.gae_lambda,
         )
         returns = advantages + values
+        trained = learners * settled  # the learner's decisions whose transition ended
 
         b_obs, b_critic = obs_buf.reshape(batch, -1), critic_buf.reshape(batch, -1)
         b_mask, b_actions = mask_buf.reshape(batch, -1), actions.reshape(-1)
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
-        b_returns, b_learner = returns.reshape(-1), (learners * settled).reshape(-1)
+        b_returns, b_learner = returns.reshape(-1), trained.reshape(-1)
         b_memory = memory_buf.reshape(batch, -1)
         size = batch // config.minibatches
         for _ in range(config.epochs):
@@ -322,7 +323,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                     entropies=entropies,
                     obs=obs_buf,
                     masks=mask_buf,
-                    learners=learners,
+                    learners=trained,
                     advantages=advantages,
                     values=values,
                     returns=returns,
