@@ -57,6 +57,19 @@ def test_malformed_yaml_is_a_one_line_error_naming_file_and_line(tmp_path):
     assert "\n" not in str(caught.value)
 
 
+def test_yaml_tags_that_would_run_code_are_refused(tmp_path):
+    """Configs are plain data: a ``!!python`` tag (which an unsafe loader would execute) is a
+    YAML error, in a file and in ``--set``, and nothing runs."""
+    marker = tmp_path / "ran"
+    tag = f'!!python/object/apply:os.system ["touch {marker}"]'
+    path = write(tmp_path, f"env: headless_horseman_v1\nname: {tag}\n")
+    with pytest.raises(envs.ConfigError, match="not valid YAML"):
+        load_config(path)
+    with pytest.raises(envs.ConfigError, match="not valid YAML"):
+        load_config(write(tmp_path, "env: headless_horseman_v1\n"), [f"name={tag}"])
+    assert not marker.exists()
+
+
 @pytest.mark.parametrize("text", ["0,0", "1,x", "-1,2"])
 def test_bad_seed_lists_are_refused_before_any_run(tmp_path, monkeypatch, text):
     monkeypatch.setattr(train_cli, "run", lambda *a: pytest.fail("ran"))
