@@ -92,6 +92,7 @@ class BatchedHexenflug:
         self.seats = torch.arange(n, device=device)
         self.colours = torch.arange(K, device=device)
         self.max_score = float(max_score(self.books_per_colour))
+        self.four_ones = torch.ones(1, 4, dtype=torch.uint8, device=device)
 
     # ----------------------------------------------------------------- setup
     def new_games(
@@ -394,54 +395,61 @@ class BatchedHexenflug:
         order = (me[:, None] + self.seats) % self.num_players
         return table[torch.arange(len(me), device=self.device)[:, None], order]
 
-    def _write_public(self, out: torch.Tensor, state: BatchedState, me: torch.Tensor) -> None:
-        """Write the public fields seen from ``me`` into ``out`` (zeros), by the named slices of
-        ``encoding.py``'s layout; per-seat tables fill the first n of their 5 seats, one-hot
-        fields are ones put at their columns."""
-        n, offset = self.num_players, self.layout.offsets
+    def _encode(self, state: BatchedState, me: torch.Tensor, size: int) -> torch.Tensor:
+        """``[B, size]`` float32: the public fields seen from ``me`` at the named slices of
+        ``encoding.py``'s layout (the draw pile's cards too when ``size`` is the state's).
+        Per-seat tables fill the first n of their 5 seats. The 0/1 fields are written into one
+        ``uint8`` buffer and converted once (bool-to-float copies cost ten times more); the
+        counts are then divided in float32, as the reference divides them."""
+        n, offset, rows = self.num_players, self.layout.offsets, len(me)
+        flags = torch.zeros(rows, size, dtype=torch.uint8, device=self.device)
 
-        def field(name: str, per_seat: int = 0) -> torch.Tensor:
-            view = out[:, self.layout[name]]
+        def field(table: torch.Tensor, name: str, per_seat: int = 0) -> torch.Tensor:
+            view = table[:, self.layout[name]]
             return view.unflatten(1, (P, per_seat))[:, :n] if per_seat else view
 
-        ones = [
-            offset["phase"] + state.phase,
-            torch.full_like(me, offset["num_players"] + n - 2),
-            offset["turn_player"] + (state.turn - me) % n,
-            offset["actor"] + (state.actor - me) % n,
-        ]
-        out.scatter_(1, torch.stack(ones, 1), 1.0)
-        for name, index in (("drawn_card", state.drawn), ("exam_colour", state.exam_colour)):
-            b = _indices(index >= 0)
-            out[b, offset[name] + index[b]] = 1.0
-        field("hand_sizes")[:, :n] = self._relative(state.hands.sum(-1, dtype=I32), me) / N
-        field("hands", N).copy_(self._relative(state.hands, me))
-        field("layouts", N).copy_(self._relative(state.layouts, me))
-        field("display").copy_(state.display)
-        field("discard_pile").copy_(state.discard)
-        field("books", K).copy_(self._relative(state.books, me) / 9)
-        field("supply").copy_(state.supply / 9)
-        field("draw_pile_size")[:, 0] = state.pile_size / N
-        field("displayed")[:, 0] = state.displayed
-        field("drew")[:, 0] = state.drew
-        field("added_to_display").copy_(state.added)
-        field("exam_cards").copy_(state.exam_cards)
-        field("scores")[:, :n] = self._relative(self.scores(state), me) / self.max_score
+        ones = torch.stack(
+            [
+                offset["phase"] + state.phase,
+                torch.full_like(me, offset["num_players"] + n - 2),
+                offset["turn_player"] + (state.turn - me) % n,
+                offset["actor"] + (state.actor - me) % n,
+                offset["drawn_card"] + state.drawn.clamp(min=0),
+                offset["exam_colour"] + state.exam_colour.clamp(min=0),
+            ],
+            1,
+        )
+        present = torch.stack([state.drawn >= 0, state.exam_colour >= 0], 1).view(torch.uint8)
+        flags.scatter_add_(1, ones, torch.cat([self.four_ones.expand(rows, -1), present], 1))
+        field(flags, "hands", N).copy_(self._relative(state.hands, me).view(torch.uint8))
+        field(flags, "layouts", N).copy_(self._relative(state.layouts, me).view(torch.uint8))
+        for name, cards in (
+            ("display", state.display),
+            ("discard_pile", state.discard),
+            ("added_to_display", state.added),
+            ("exam_cards", state.exam_cards),
+        ):
+            field(flags, name).copy_(cards.view(torch.uint8))
+        field(flags, "displayed")[:, 0] = state.displayed.view(torch.uint8)
+        field(flags, "drew")[:, 0] = state.drew.view(torch.uint8)
+        if size == self.state_size:
+            real = torch.arange(N, device=self.device) < state.pile_size[:, None]
+            field(flags, "draw_pile_cards").scatter_add_(1, state.draw_pile, real.view(torch.uint8))
+        out = flags.float()
+        field(out, "hand_sizes")[:, :n] = self._relative(state.hands.sum(-1, dtype=I32), me) / N
+        field(out, "books", K).copy_(self._relative(state.books, me) / 9)
+        field(out, "supply").copy_(state.supply / 9)
+        field(out, "draw_pile_size")[:, 0] = state.pile_size / N
+        field(out, "scores")[:, :n] = self._relative(self.scores(state), me) / self.max_score
+        return out
 
     def observe(self, state: BatchedState, seat: torch.Tensor) -> torch.Tensor:
         """``[B, 1193]`` float32: the observation of ``seat[b]`` in game ``b``."""
-        out = torch.zeros(len(seat), self.observation_size, device=self.device)
-        self._write_public(out, state, seat)
-        return out
+        return self._encode(state, seat, self.observation_size)
 
     def encode_state(self, state: BatchedState) -> torch.Tensor:
         """``[B, 1268]`` float32: the public fields from seat 0 plus the draw pile's cards."""
-        rows = len(state.turn)
-        out = torch.zeros(rows, self.state_size, device=self.device)
-        self._write_public(out, state, torch.zeros_like(state.turn))
-        real = torch.arange(N, device=self.device) < state.pile_size[:, None]
-        out[:, self.layout["draw_pile_cards"]].scatter_add_(1, state.draw_pile, real.float())
-        return out
+        return self._encode(state, torch.zeros_like(state.turn), self.state_size)
 
 
 def _indices(rows: torch.Tensor) -> torch.Tensor:
