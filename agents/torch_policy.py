@@ -17,6 +17,11 @@ seats keeps one memory per seat.
 the game's own head (:data:`FACTORED_HEADS`, by game module name) computes the logits from the
 observation and the trunk's hidden vector, e.g. one network shared by every "play card k on
 space s" of Hocus Pocus (:mod:`agents.hocus_pocus_head`).
+
+``prior`` (``""``: none) names a batched heuristic (e.g. ``heuristic:planner``) whose action is
+an input of the policy: its logit gets ``prior_weight`` added, a learnt scalar that starts at
+the configured value (residual policy learning: PPO learns where to depart from the heuristic).
+The policy then contains the heuristic; results say so.
 """
 
 from __future__ import annotations
@@ -77,6 +82,9 @@ class PolicyNet(nn.Module):
         recurrent: int = 0,
         head: str = "flat",
         env_id: str = "",
+        prior: str = "",
+        prior_weight: float = 0.0,
+        num_players: int = 0,
     ) -> None:
         super().__init__()
         if head not in HEADS:
@@ -96,6 +104,10 @@ class PolicyNet(nn.Module):
         self.critic = nn.Sequential(
             mlp([state_size or obs_size, *hidden]), nn.Linear(hidden[-1], 1)
         )
+        self.prior = prior
+        if prior:
+            self.prior_weight = nn.Parameter(torch.tensor(float(prior_weight)))
+            self._prior_agents: dict[torch.device, Any] = {}
         self.config = {
             "obs_size": int(obs_size),
             "num_actions": int(num_actions),
@@ -103,15 +115,44 @@ class PolicyNet(nn.Module):
             "state_size": int(state_size),
             "recurrent": int(recurrent),
             "head": head,
-            **({"env_id": env_id} if head == "factored" else {}),
+            **({"env_id": env_id} if head == "factored" or prior else {}),
+            **(
+                {"prior": prior, "prior_weight": float(prior_weight), "num_players": num_players}
+                if prior
+                else {}
+            ),
         }
 
+    @torch.no_grad()
+    def prior_actions(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``[B]`` int64: the ``prior`` heuristic's action in every row (a function of the
+        observation and the mask alone)."""
+        from agents.batched import make_batched_agent
+
+        device = obs.device
+        if device not in self._prior_agents:
+            self._prior_agents[device] = make_batched_agent(
+                self.prior,
+                self.config["env_id"],
+                self.config["num_players"],
+                device,
+                torch.Generator(device).manual_seed(0),
+            )
+        seat = torch.zeros(len(obs), dtype=torch.int64, device=device)
+        return self._prior_agents[device].act(obs, mask.bool(), seat)
+
     def masked_logits(
-        self, obs: torch.Tensor, mask: torch.Tensor, memory: torch.Tensor | None = None
+        self,
+        obs: torch.Tensor,
+        mask: torch.Tensor,
+        memory: torch.Tensor | None = None,
+        prior: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Action logits with illegal actions (``mask`` 0) lowered by 1e9, and the updated memory
         (None without a recurrent core; a missing memory starts at zeros). An added bias, not
-        ``masked_fill``: several times faster on CPU, and the same after the softmax."""
+        ``masked_fill``: several times faster on CPU, and the same after the softmax. With a
+        ``prior`` heuristic, its action's logit gets ``prior_weight`` (``prior``: its actions,
+        if already known)."""
         if self.head_kind == "factored":
             logits = self.factored(obs, self.trunk(obs), mask)
         elif self.recurrent:
@@ -119,6 +160,11 @@ class PolicyNet(nn.Module):
             logits = self.head(memory)
         else:
             logits = self.actor(obs)
+        if self.prior:
+            if prior is None:
+                prior = self.prior_actions(obs, mask)
+            chosen = nn.functional.one_hot(prior, logits.shape[1]).to(logits.dtype)
+            logits = logits + self.prior_weight * chosen
         return logits + (mask.to(logits.dtype) - 1.0) * 1e9, memory
 
     def value(self, critic_input: torch.Tensor) -> torch.Tensor:
@@ -191,6 +237,9 @@ def load_checkpoint(path: Path) -> tuple[PolicyNet, dict[str, Any]]:
         data.get("recurrent", 0),
         data.get("head", "flat"),
         data["env_id"],
+        data.get("prior", ""),
+        data.get("prior_weight", 0.0),
+        data.get("num_players", 0),
     )
     net.load_state_dict(data["state_dict"])
     net.eval()

@@ -157,6 +157,15 @@ class TrainConfig(BaseModel):
         "each play from the card's and the space's features (agents.hocus_pocus_head); "
         "needs recurrent 0",
     )
+    prior: str = Field(
+        "",
+        description="torch trainer: a batched heuristic (`heuristic:<name>`) whose action is an "
+        "input of the policy: prior_weight is added to its logit (residual policy learning; "
+        "the trained agent then contains the heuristic)",
+    )
+    prior_weight: float = Field(
+        3.0, description="the prior's logit bonus at the start (learnt from there)"
+    )
     centralized_critic: bool = Field(False, description="cooperative games: critic reads state()")
     reward_shaping: str = Field(
         "",
@@ -237,6 +246,8 @@ class TrainConfig(BaseModel):
             raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
         if self.head == "factored":
             self._check_head()
+        if self.prior:
+            self._check_prior()
         self._check_learning_aids()
         given = [f for f in RLLIB_FIELDS if getattr(self, f) != type(self).model_fields[f].default]
         if given and self.trainer != "rllib":
@@ -301,6 +312,18 @@ class TrainConfig(BaseModel):
             raise ValueError(
                 f"head 'factored' assumes the default {', '.join(changed)} "
                 f"(options it cannot be used with: {list(head.fixed_options)})"
+            )
+
+    def _check_prior(self) -> None:
+        """A prior: trainer torch and a heuristic of the game with a batched form."""
+        from agents.batched import batched_heuristics
+
+        if self.trainer != "torch":
+            raise ValueError("prior needs trainer 'torch'")
+        known = [f"heuristic:{name}" for name in batched_heuristics(self.env)]
+        if self.prior not in known:
+            raise ValueError(
+                f"prior {self.prior!r} is not a batched heuristic of {self.env}; priors: {known}"
             )
 
     def _check_batched(self) -> None:

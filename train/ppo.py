@@ -167,7 +167,16 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     # the critic reads its own rows when centralized, or the learner's view of a batched table
     critic_size = state_size or (obs_size if batched and not games.cooperative else 0)
     net = PolicyNet(
-        obs_size, n_actions, config.hidden, state_size, config.recurrent, config.head, config.env
+        obs_size,
+        n_actions,
+        config.hidden,
+        state_size,
+        config.recurrent,
+        config.head,
+        config.env,
+        config.prior,
+        config.prior_weight,
+        config.num_players,
     ).to(device)
     memory_size = max(config.recurrent, 1)
     memory = torch.zeros(n_envs, games.seats, memory_size, device=device)  # per env and seat
@@ -186,7 +195,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
 
     obs_buf, mask_buf = buffer(obs_size), buffer(n_actions)
     critic_buf = buffer(critic_size) if critic_size else obs_buf
-    actions = buffer(dtype=torch.long)
+    actions, priors = buffer(dtype=torch.long), buffer(dtype=torch.long)
     logprobs, rewards, dones, values, entropies = (buffer() for _ in range(5))
     learners = buffer() + 1.0  # 1 where the row's decision is the learner's
 
@@ -234,8 +243,11 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             held = None
             if config.recurrent:
                 held = memory_buf[t] = memory[rows, live["seat"]]
+            prior = None
+            if config.prior:  # the heuristic's choices, kept for the update
+                prior = priors[t] = net.prior_actions(obs_buf[t], mask_buf[t])
             with torch.no_grad():
-                logits, updated = net.masked_logits(obs_buf[t], mask_buf[t], held)
+                logits, updated = net.masked_logits(obs_buf[t], mask_buf[t], held, prior)
                 actions[t], logprobs[t] = sample(logits)
                 entropies[t] = diagnostics.entropy(logits)
                 values[t] = net.value(critic_buf[t])
@@ -268,6 +280,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
 
         b_obs, b_critic = obs_buf.reshape(batch, -1), critic_buf.reshape(batch, -1)
         b_mask, b_actions = mask_buf.reshape(batch, -1), actions.reshape(-1)
+        b_priors = priors.reshape(-1)
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
         b_returns, b_learner = returns.reshape(-1), trained.reshape(-1)
         b_memory = memory_buf.reshape(batch, -1)
@@ -277,7 +290,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             for lo in range(0, batch, size):
                 idx = order[lo : lo + size]
                 held = b_memory[idx] if config.recurrent else None
-                logits = net.masked_logits(b_obs[idx], b_mask[idx], held)[0]
+                prior = b_priors[idx] if config.prior else None
+                logits = net.masked_logits(b_obs[idx], b_mask[idx], held, prior)[0]
                 log_policy = torch.log_softmax(logits, -1)
                 new_logprob = log_policy.gather(1, b_actions[idx, None]).squeeze(1)
                 ratio = (new_logprob - b_logprobs[idx]).exp()
