@@ -190,3 +190,44 @@ def test_each_row_plays_its_own_opponents_choice_where_the_opponent_acts(tmp_pat
         games.step(torch.where(rows["mask"].bool(), keys, -1.0).argmax(1))
     assert checked > 1000
     assert len(set(games.opponent.tolist())) == 3
+
+
+def test_updates_feed_the_network_the_learners_decisions_alone(tmp_path, monkeypatch):
+    """On a competitive batched table the minibatches hold only the rows PPO learns from: the
+    rows fed to the network with gradients (the updates) are the learner's settled decisions,
+    about half of Hexenflug's table at 2 players, each once per epoch."""
+    from agents.torch_policy import PolicyNet
+    from train.config import parse_config
+    from train.ppo import train
+    from train.runlog import RunLog
+
+    config = parse_config(
+        {
+            "env": "hexenflug_v1",
+            "num_players": 2,
+            "engine": "batched",
+            "num_envs": 32,
+            "rollout_steps": 16,
+            "total_steps": 512,
+            "epochs": 2,
+            "minibatches": 4,
+            "hidden": [16],
+            "eval_every": 100,
+            "eval_games": 1,
+            "opponents": ["random"],
+            "out": str(tmp_path),
+        }
+    )
+    fed = []
+    original = PolicyNet.masked_logits
+
+    def recording(self, obs, *args):
+        if torch.is_grad_enabled():
+            fed.append(len(obs))
+        return original(self, obs, *args)
+
+    monkeypatch.setattr(PolicyNet, "masked_logits", recording)
+    train(config, RunLog(config.folder, quiet=True, plot=False))
+    per_epoch = sum(fed) / 2
+    assert len(fed) == 2 * 4 and per_epoch == int(per_epoch)
+    assert 0.3 * 512 < per_epoch < 0.7 * 512

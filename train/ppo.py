@@ -284,10 +284,15 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
         b_returns, b_learner = returns.reshape(-1), trained.reshape(-1)
         b_memory = memory_buf.reshape(batch, -1)
-        size = batch // config.minibatches
+        # minibatches are cut from the rows the policy learns from (all of them but on a
+        # competitive batched table, where opponents' rows would only cost weight-0 math)
+        rows_trained = b_learner.nonzero().squeeze(1)
+        if not len(rows_trained):
+            rows_trained = torch.arange(batch, device=device)
+        size = math.ceil(len(rows_trained) / config.minibatches)
         for _ in range(config.epochs):
-            order = torch.randperm(batch, device=device)
-            for lo in range(0, batch, size):
+            order = rows_trained[torch.randperm(len(rows_trained), device=device)]
+            for lo in range(0, len(order), size):
                 idx = order[lo : lo + size]
                 held = b_memory[idx] if config.recurrent else None
                 prior = b_priors[idx] if config.prior else None
