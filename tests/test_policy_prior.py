@@ -114,3 +114,12 @@ def test_the_trainer_learns_the_prior_weight_and_saves_it(tmp_path):
 def test_a_prior_that_cannot_be_is_refused_naming_the_field(extra, match):
     with pytest.raises(envs.ConfigError, match=match):
         parse_config({"env": HP, **extra})
+
+
+def test_the_results_table_names_the_prior_a_run_contains():
+    from train.results import training_cell
+
+    cell = training_cell({"threads": 1, "prior": PLANNER}, 5_349_376, 61.2)
+    assert cell == "5,349,376 steps, 61 min, 1 thread, prior heuristic:planner"
+    batched = training_cell({"engine": "batched"}, 10, 1)
+    assert batched == "10 steps, 1 min, all threads, batched engine"

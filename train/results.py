@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -80,6 +81,18 @@ def trained_rates(folder: Path) -> tuple[dict, dict, dict[str, dict]]:
     return config, results, rates
 
 
+def training_cell(config: dict[str, Any], steps: int, minutes: float) -> str:
+    """The "training" column: steps, minutes and threads, then what sets the run apart (the
+    batched engine, a heuristic prior the trained agent contains)."""
+    threads = config.get("threads") or "all"
+    cell = f"{steps:,} steps, {minutes:.0f} min, {threads} thread{'s' * (threads != 1)}"
+    if config.get("engine") == "batched":
+        cell += ", batched engine"
+    if config.get("prior"):
+        cell += f", prior {config['prior']}"
+    return cell
+
+
 def run_row(folder: Path) -> tuple[bool, str]:
     """Whether the run's game is cooperative, and its table row."""
     config, results, rates = trained_rates(folder)
@@ -87,10 +100,7 @@ def run_row(folder: Path) -> tuple[bool, str]:
     steps = max(step for step, _, _ in read_metrics(folder / "metrics.csv"))
     final = next(p for p in (folder / "final.pt", folder / "final.zip") if p.is_file())
     minutes = (final.stat().st_mtime - (folder / "config.yaml").stat().st_mtime) / 60
-    threads = config.get("threads") or "all"
-    training = f"{steps:,} steps, {minutes:.0f} min, {threads} thread{'s' * (threads != 1)}"
-    if config.get("engine") == "batched":
-        training += ", batched engine"
+    training = training_cell(config, steps, minutes)
     heuristics = {k: v for k, v in rates.items() if k.startswith("heuristic:")}
     if results["cooperative"]:
         best = max(heuristics, key=lambda k: heuristics[k]["rate"])
