@@ -7,11 +7,9 @@ import pytest
 
 def test_tianshou_dqn_example_trains_and_tests_on_a_cauldron_game():
     pytest.importorskip("tianshou", reason="Tianshou is optional: pip install -e '.[interop]'")
-    import torch
 
     from examples.tianshou_dqn import train
 
-    torch.set_num_threads(1)
     out = train("headless_horseman_v1", num_players=2, steps=300, num_envs=1, hidden=(32,))
     assert out["env_steps"] >= 300
     assert out["test_reward"] in (-1.0, 1.0)  # one whole test game, won or lost by the team
@@ -23,11 +21,9 @@ def test_rllib_ppo_example_trains_a_masked_shared_policy():
         reason="RLlib is optional and pins an older gymnasium: pip install -e '.[rllib]' in its "
         "own environment",
     )
-    import torch
 
     from examples.rllib_ppo import CauldronRLlibEnv, train
 
-    torch.set_num_threads(1)
     env = CauldronRLlibEnv({"env_id": "hexenflug_v1", "num_players": 2})
     obs, _ = env.reset(seed=0)
     [first] = obs.values()

@@ -27,9 +27,6 @@ HP = "hocus_pocus_v1"
 TOE, POX, TONGUE, NEWT, OIL = C.TYPES
 
 
-pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
-
-
 def factored(hidden: list[int] | None = None) -> PolicyNet:
     torch.manual_seed(0)
     return PolicyNet(1186, A.NUM_ACTIONS, hidden or [32], head="factored", env_id=HP)

@@ -24,16 +24,6 @@ from envs.hexenflug.rules import HexenflugRules, State
 CPU = torch.device("cpu")
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """One torch thread: these batches are small, and two threads spinning against each other
-    on two busy cores made the batched side 20 times slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 # option sets that change a rule or an encoding (reward changes only the final rewards)
 OPTION_SETS = [
     {},

@@ -21,16 +21,6 @@ from tests.test_hexenflug_batched import canonical, engines, reference_states
 CPU = torch.device("cpu")
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """One torch thread: these batches are small, and two threads spinning against each other
-    on two busy cores made the batched side 20 times slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 # ----------------------------------------------------------------------------- baselines
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_batched_heuristics_choose_the_reference_action(n):

@@ -20,8 +20,6 @@ from train.runlog import RunLog
 HP = "hocus_pocus_v1"
 PLANNER = "heuristic:planner"
 
-pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
-
 
 def net(prior: str = "", weight: float = 0.0, head: str = "flat") -> PolicyNet:
     torch.manual_seed(0)

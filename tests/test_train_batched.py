@@ -174,7 +174,6 @@ def test_batched_ppo_learns_voodoo_mania_against_random(tmp_path):
             "hidden": [64, 64],
             "learning_rate": 0.001,
             "eval_every": 1000,
-            "threads": 1,
         }
     )
     checkpoint = train(config, RunLog(config.folder, quiet=True))

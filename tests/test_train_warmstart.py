@@ -18,9 +18,6 @@ GREEDY = {"agent": "heuristic:greedy", "games": 2, "epochs": 1}
 STAGES = [{"until_step": 128, "options": {"sunrise_steps": 1}}, {"options": {"sunrise_steps": 2}}]
 
 
-pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
-
-
 def config(tmp_path=None, **extra):
     data = {
         "name": "ws",
