@@ -32,6 +32,7 @@ from envs.headless_horseman.encoding import Encoder
 from envs.headless_horseman.options import HeadlessHorsemanOptions
 from envs.headless_horseman.phases import Phase
 from envs.headless_horseman.rules import HeadlessHorsemanRules
+from tests.distributions import assert_same_means
 
 ENV = "headless_horseman_v1"
 CONFIGS = [
@@ -339,19 +340,12 @@ def play_batched(n: int, agent: str, games: int, seed: int) -> np.ndarray:
     return result.numpy()
 
 
-def agree(a: np.ndarray, b: np.ndarray) -> bool:
-    """The two means' 95% intervals overlap (each mean ± 1.96 standard errors)."""
-    se_a, se_b = (math.sqrt(x.var(ddof=1) / len(x)) for x in (a, b))
-    return abs(a.mean() - b.mean()) <= 1.96 * (se_a + se_b) + 1e-12
-
-
 def check_distributions(n: int, agent: str, games: int, seed: int) -> None:
     policy = random_policy if agent == "random" else heuristic_policy
     reference = play_reference(n, policy, games, seed)
     batched = play_batched(n, agent, games, seed + 1)
-    for column, name in enumerate(["agent-steps", "win rate", "scares"]):
-        a, b = reference[:, column], batched[:, column]
-        assert agree(a, b), (name, a.mean(), b.mean())
+    names = ["agent-steps", "win rate", "scares"]
+    assert_same_means({what: (batched[:, c], reference[:, c]) for c, what in enumerate(names)})
 
 
 @pytest.mark.parametrize("agent, games", [("random", 1000), ("heuristic", 400)])

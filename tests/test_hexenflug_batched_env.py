@@ -16,6 +16,7 @@ from agents.hexenflug_heuristic import BankerHeuristic, cautious, greedy
 from envs.hexenflug import actions as A
 from envs.hexenflug.batched import from_reference, to_reference
 from envs.hexenflug.phases import Phase
+from tests.distributions import assert_same_means
 from tests.test_hexenflug_batched import canonical, engines, reference_states
 
 CPU = torch.device("cpu")
@@ -139,17 +140,12 @@ def reference_games(n: int, policy: str, games: int, seed: int) -> tuple[np.ndar
     return np.array(lengths), np.array(rewards)
 
 
-def assert_same_mean(a: np.ndarray, b: np.ndarray, what: str) -> None:
-    """The two means agree within the 95% interval of their difference."""
-    half = 1.96 * np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
-    assert abs(a.mean() - b.mean()) <= half, (what, a.mean(), b.mean(), half)
-
-
 def compare_distributions(n: int, policy: str, games: int) -> None:
     length, reward = batched_games(n, policy, games, seed=n)
     ref_length, ref_reward = reference_games(n, policy, games, seed=n)
-    assert_same_mean(length, ref_length, "game length")
-    assert_same_mean(reward == 1.0, ref_reward == 1.0, "seat 0 wins")
+    assert_same_means(
+        {"game length": (length, ref_length), "seat 0 wins": (reward == 1.0, ref_reward == 1.0)}
+    )
 
 
 def test_game_length_and_winners_match_the_reference():

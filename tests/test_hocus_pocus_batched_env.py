@@ -17,6 +17,7 @@ from agents.batched import BatchedRandom
 from agents.hocus_pocus_heuristic import HocusPocusHeuristic
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus.phases import Phase
+from tests.distributions import assert_same_means
 from tests.test_hocus_pocus_batched import CONFIGS, POLICIES, config_id, mixed_policy, transitions
 
 ENV = "hocus_pocus_v1"
@@ -67,20 +68,16 @@ def reference_games(n: int, policy: str, games: int, seed: int) -> np.ndarray:
     return np.array(rows, dtype=float)
 
 
-def assert_same_mean(a: np.ndarray, b: np.ndarray, what: str, z: float = 1.96) -> None:
-    """The two means agree within the 95% interval of their difference (``z`` = 1.96)."""
-    half = z * np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
-    assert abs(a.mean() - b.mean()) <= max(half, 1e-9), (what, a.mean(), b.mean(), half)
-
-
 def compare_distributions(
-    n: int, policy: str, games: int, z: float = 1.96, figures: int = 3
+    n: int, policy: str, games: int, confidence: float = 0.95, figures: int = 3
 ) -> None:
     """The first ``figures`` of game length, stuns and win rate agree."""
     batched = batched_games(n, policy, games, seed=n)
     reference = reference_games(n, policy, games, seed=n)
-    for column, what in enumerate(("game length", "stuns", "win rate")[:figures]):
-        assert_same_mean(batched[:, column], reference[:, column], what, z)
+    names = ("game length", "stuns", "win rate")[:figures]
+    assert_same_means(
+        {what: (batched[:, c], reference[:, c]) for c, what in enumerate(names)}, confidence
+    )
 
 
 @pytest.mark.parametrize("n, policy, games", [(4, "random", 120), (3, "heuristic", 100)])
@@ -89,7 +86,7 @@ def test_game_length_stuns_and_wins_match_the_reference(n, policy, games):
     greedy teams. A few hundred games: 99% intervals and no win rate (a 10% event) here, so
     that the default run is no lottery; the slow test compares all three over 10^4 games a
     side at every player count with 95% intervals."""
-    compare_distributions(n, policy, games, z=2.58, figures=2)
+    compare_distributions(n, policy, games, confidence=0.99, figures=2)
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ from agents.voodoo_mania_batched import HEURISTICS, BatchedBlocker, BatchedChain
 from agents.voodoo_mania_heuristic import BlockerVoodoo
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania.batched import from_reference
+from tests.distributions import assert_same_means
 from tests.test_voodoo_mania_batched import (
     CHAIN,
     FAST,
@@ -102,22 +103,11 @@ def reference_games(n: int, policy: str, games: int, seed: int, options: dict) -
     return np.array(rows, dtype=float)
 
 
-# The 95% interval of each difference of means, Bonferroni-corrected for the three figures a
-# comparison checks (so that the three hold together with 95% confidence): z = 2.394.
-Z = 2.394
-
-
-def assert_same_mean(a: np.ndarray, b: np.ndarray, what: str) -> None:
-    """The two means agree within the interval of their difference (``Z`` standard errors)."""
-    half = Z * np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
-    assert abs(a.mean() - b.mean()) <= half, (what, a.mean(), b.mean(), half)
-
-
 def compare_distributions(n: int, policy: str, games: int, options: dict) -> None:
     batched = batched_games(n, policy, games, n, options)
     reference = reference_games(n, policy, games, n, options)
-    for column, what in enumerate(["game length", "seat 0 reward", "seat 0 points"]):
-        assert_same_mean(batched[:, column], reference[:, column], what)
+    names = ["game length", "seat 0 reward", "seat 0 points"]
+    assert_same_means({what: (batched[:, c], reference[:, c]) for c, what in enumerate(names)})
 
 
 @pytest.mark.parametrize("policy, games", [("random", 200), ("chain", 80)])
