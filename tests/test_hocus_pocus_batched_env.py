@@ -83,9 +83,9 @@ def compare_distributions(
 @pytest.mark.parametrize("n, policy, games", [(4, "random", 120), (3, "heuristic", 100)])
 def test_game_length_stuns_and_wins_match_the_reference(n, policy, games):
     """Distributions over whole games (chance included): game length and stuns of random and
-    greedy teams. A few hundred games: 99% intervals and no win rate (a 10% event) here, so
+    greedy teams. A few hundred games: 99% together and no win rate (a 10% event) here, so
     that the default run is no lottery; the slow test compares all three over 10^4 games a
-    side at every player count with 95% intervals."""
+    side at every player count, 95% together."""
     compare_distributions(n, policy, games, confidence=0.99, figures=2)
 
 
