@@ -231,3 +231,78 @@ def test_updates_feed_the_network_the_learners_decisions_alone(tmp_path, monkeyp
     per_epoch = sum(fed) / 2
     assert len(fed) == 2 * 4 and per_epoch == int(per_epoch)
     assert 0.3 * 512 < per_epoch < 0.7 * 512
+
+
+def test_the_opponents_values_cancel_out_of_the_learners_advantages():
+    """An opponent's step enters one ``delta`` with + its value and the next with - (discount
+    and trace 1 between them), so the trainer may leave the opponents' rows unvalued: any values
+    there give the learner's decisions the same advantages."""
+    torch.manual_seed(5)
+    steps, envs_ = 50, 6
+    learners = (torch.rand(steps, envs_) < 0.5).float()
+    dones = (torch.rand(steps, envs_) < 0.1).float()
+    rewards = torch.randn(steps, envs_) * (torch.rand(steps, envs_) < 0.3)
+    values = torch.randn(steps, envs_)
+    following = torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0, 0.0])
+    args = (torch.randn(envs_), torch.zeros(envs_), following, 0.95, 0.8)
+    ours, settled = gae(rewards, values, dones, learners, *args)
+    scrambled = torch.where(learners.bool(), values, 100.0 * torch.randn(steps, envs_))
+    theirs, settled_too = gae(rewards, scrambled, dones, learners, *args)
+    decided = (learners * settled).bool()
+    assert torch.equal(settled, settled_too)
+    assert decided.sum() > 100
+    assert torch.allclose(ours[decided], theirs[decided], atol=1e-4)
+    assert not torch.allclose(ours[~learners.bool()], theirs[~learners.bool()], atol=1e-4)
+
+
+def test_the_rollout_runs_the_network_on_the_learners_rows_alone(tmp_path, monkeypatch):
+    """On a competitive batched table the opponents' actions come from the pool, so the rollout
+    asks the network (policy and critic) for the learner's rows alone: at every table step as
+    many rows as the learner decides, about half of Hexenflug's table at 2 players."""
+    from agents.torch_policy import PolicyNet
+    from train.batched import BatchedGames
+    from train.config import parse_config
+    from train.ppo import train
+    from train.runlog import RunLog
+
+    config = parse_config(
+        {
+            "env": "hexenflug_v1",
+            "num_players": 2,
+            "engine": "batched",
+            "num_envs": 32,
+            "rollout_steps": 16,
+            "total_steps": 1024,
+            "hidden": [16],
+            "eval_every": 100,
+            "eval_games": 1,
+            "opponents": ["heuristic:greedy"],
+            "out": str(tmp_path),
+        }
+    )
+    events = []
+    originals = {name: getattr(PolicyNet, name) for name in ("masked_logits", "value")}
+    step = BatchedGames.step
+
+    def recording(name):
+        def call(self, rows, *args):
+            if not torch.is_grad_enabled():
+                events.append((name, len(rows)))
+            return originals[name](self, rows, *args)
+
+        return call
+
+    def stepping(self, actions):
+        events.append(("step", int(self.rows["learner"].sum())))
+        return step(self, actions)
+
+    for name in originals:
+        monkeypatch.setattr(PolicyNet, name, recording(name))
+    monkeypatch.setattr(BatchedGames, "step", stepping)
+    train(config, RunLog(config.folder, quiet=True, plot=False))
+    steps = [i for i, (name, _) in enumerate(events) if name == "step"]
+    assert len(steps) == 1024 // 32
+    for i in steps:  # the next value and the final evaluation come after the last step
+        deciding = events[i][1]
+        assert events[i - 2 : i] == [("masked_logits", deciding), ("value", deciding)]
+    assert 0.3 * 1024 < sum(events[i][1] for i in steps) < 0.7 * 1024

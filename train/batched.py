@@ -9,11 +9,11 @@ that opponent's action, chosen here by a batched baseline or a frozen snapshot o
 while the trainer's action for that row is ignored. So the rollout never leaves tensors and no
 row waits for another.
 
-For the learner, nothing changes but the bookkeeping: ``critic`` is always the learner's view
-(its seat's observation, or ``state()`` for a centralized critic), so the value of every row is
-the learner's; the trainer discounts only at the learner's decisions (``learner`` = 1) and
-trains the policy and the critic on those alone, which gives the same returns as the bridge's
-single-agent view, where opponents' moves happen inside one step.
+For the learner, nothing changes but the bookkeeping: the trainer discounts only at the
+learner's decisions (``learner`` = 1), runs its network on those rows alone and trains on them,
+which gives the same returns as the bridge's single-agent view, where opponents' moves happen
+inside one step. ``critic`` is ``state()`` for a centralized critic and empty (``[B, 0]``)
+otherwise, as in :class:`~train.vector.VectorGames`: the critic then reads ``obs``.
 """
 
 from __future__ import annotations
@@ -139,12 +139,7 @@ class BatchedGames:
     ) -> None:
         seat = out["seat"]
         learner = torch.ones_like(done) if self.cooperative else as_float(seat == self.learner_seat)
-        if self.config.centralized_critic:
-            critic = self.env.state()
-        elif self.cooperative:
-            critic = out["observation"]
-        else:
-            critic = self.env.game.observe(self.env.game_state, self.learner_seat)
+        critic = self.env.state() if self.config.centralized_critic else out["observation"][:, :0]
         figures = out["figures"]  # empty after a reset
         blank = torch.zeros_like(done)
         columns = [figures.get(name, blank).float() for name in self.figure_names]

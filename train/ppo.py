@@ -21,9 +21,9 @@ CleanRL's ``ppo.py``).
   starts at or past the stage's threshold (:mod:`train.curriculum`).
 * ``engine: batched``: the games are a batched tensor engine (:class:`train.batched.BatchedGames`)
   on ``device``, where every row steps at every step; rows where an opponent decides carry
-  ``learner`` = 0. The value of every row is the learner's (its view), discounts apply only at
-  the learner's decisions, and the policy and the critic train on those alone: the same returns
-  as the single-agent view of the reference engine, where opponents move inside one step. A
+  ``learner`` = 0. The network runs on the learner's rows alone, discounts apply only at the
+  learner's decisions, and the policy and the critic train on those alone: the same returns as
+  the single-agent view of the reference engine, where opponents move inside one step. A
   rollout that stops while opponents move leaves the learner's last decision out, its
   transition unfinished (see :func:`gae`).
 """
@@ -75,7 +75,10 @@ def gae(
     says whether step ``t`` is the learner's decision; the ``next_*`` rows describe the step
     after the last. Discount and lambda apply only on the way into a learner's decision, so the
     opponents' moves between two of its decisions (and their rewards) belong to one transition,
-    as in the single-agent view. With every step the learner's, this is CleanRL's GAE.
+    as in the single-agent view. With every step the learner's, this is CleanRL's GAE. The
+    ``values`` of opponents' steps cancel out of every learner decision's advantage (each enters
+    one ``delta`` with sign + and the next with sign -, with discount and trace 1 between them),
+    so they may be anything (the trainer leaves them 0).
 
     A rollout that stops while opponents move (``next_learner`` 0) leaves the last learner
     decision's transition open: the value it would bootstrap from is that of the learner's next
@@ -163,14 +166,13 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     games = make_games(config, start * batch)
     device = torch.device(config.device if batched else "cpu")
     obs_size, n_actions = games.observation_size, games.num_actions
-    state_size = games.state_size if config.centralized_critic else 0
-    # the critic reads its own rows when centralized, or the learner's view of a batched table
-    critic_size = state_size or (obs_size if batched and not games.cooperative else 0)
+    critic_size = games.state_size if config.centralized_critic else 0
+    opponents_on_table = batched and not games.cooperative
     net = PolicyNet(
         obs_size,
         n_actions,
         config.hidden,
-        state_size,
+        critic_size,
         config.recurrent,
         config.head,
         config.env,
@@ -240,19 +242,26 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 critic_buf[t] = live["critic"]
             if batched:
                 learners[t] = live["learner"]
+            # the network decides the learner's rows alone: on a competitive batched table the
+            # opponents' rows play the pool's actions and their values cancel out of gae's sums
+            mine = live["learner"].nonzero().squeeze(1) if opponents_on_table else slice(None)
+            obs, mask = obs_buf[t][mine], mask_buf[t][mine]
+            critic = critic_buf[t][mine] if critic_size else obs
             held = None
             if config.recurrent:
-                held = memory_buf[t] = memory[rows, live["seat"]]
+                memory_buf[t] = memory[rows, live["seat"]]
+                held = memory_buf[t][mine]
             prior = None
             if config.prior:  # the heuristic's choices, kept for the update
-                prior = priors[t] = net.prior_actions(obs_buf[t], mask_buf[t])
+                prior = priors[t][mine] = net.prior_actions(obs, mask)
+            values[t] = 0.0
             with torch.no_grad():
-                logits, updated = net.masked_logits(obs_buf[t], mask_buf[t], held, prior)
-                actions[t], logprobs[t] = sample(logits)
-                entropies[t] = diagnostics.entropy(logits)
-                values[t] = net.value(critic_buf[t])
+                logits, updated = net.masked_logits(obs, mask, held, prior)
+                actions[t][mine], logprobs[t][mine] = sample(logits)
+                entropies[t][mine] = diagnostics.entropy(logits)
+                values[t][mine] = net.value(critic)
             if config.recurrent:
-                memory[rows, live["seat"]] = updated
+                memory[rows[mine], live["seat"][mine]] = updated
             games.step(actions[t])
             rewards[t] = live["reward"]
             ended = live["done"].nonzero().squeeze(1)
@@ -296,7 +305,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 idx = order[lo : lo + size]
                 held = b_memory[idx] if config.recurrent else None
                 prior = b_priors[idx] if config.prior else None
-                logits = net.masked_logits(b_obs[idx], b_mask[idx], held, prior)[0]
+                obs = b_obs[idx]
+                critic = b_critic[idx] if critic_size else obs
+                logits = net.masked_logits(obs, b_mask[idx], held, prior)[0]
                 log_policy = torch.log_softmax(logits, -1)
                 new_logprob = log_policy.gather(1, b_actions[idx, None]).squeeze(1)
                 ratio = (new_logprob - b_logprobs[idx]).exp()
@@ -310,7 +321,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                     -adv * ratio, -adv * ratio.clamp(1 - config.clip, 1 + config.clip)
                 )
                 policy_loss = (weight * clipped).sum() / decisions
-                value_loss = critic_loss(net.value(b_critic[idx]), b_returns[idx], weight)
+                value_loss = critic_loss(net.value(critic), b_returns[idx], weight)
                 entropy_each = -(torch.softmax(logits, -1) * log_policy).sum(-1)
                 entropy = (weight * entropy_each).sum() / decisions
                 loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
