@@ -125,8 +125,10 @@ def test_tiny_batched_run_saves_a_checkpoint_the_harness_plays(env_id, tmp_path)
 
 
 @pytest.mark.slow
-def test_batched_ppo_learns_the_horseman(tmp_path):
-    """Learning on a small case: 150k batched steps of the 2-player Horseman beat random teams."""
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_batched_ppo_learns_the_horseman(precision, tmp_path):
+    """Learning on a small case: 150k batched steps of the 2-player Horseman beat random teams,
+    with the network's products in float32 or in bfloat16."""
     from train.ppo import train
 
     config = parse_config(
@@ -135,6 +137,7 @@ def test_batched_ppo_learns_the_horseman(tmp_path):
             "env": "headless_horseman_v1",
             "num_players": 2,
             "options": {"progress_reward": 1.0},
+            "precision": precision,
             "engine": "batched",
             "total_steps": 150_000,
             "num_envs": 512,
@@ -151,6 +154,32 @@ def test_batched_ppo_learns_the_horseman(tmp_path):
     randoms = play_team("headless_horseman_v1", 2, "random", seeds)
     win = lambda games: sum(g.info["outcome"] == 1 for g in games) / len(games)  # noqa: E731
     assert win(trained) > win(randoms) + 0.1, (win(trained), win(randoms))
+
+
+def test_bfloat16_run_keeps_float32_weights_and_plays(tmp_path):
+    """``precision: bfloat16`` changes only the products' number type: the checkpoint's weights
+    stay float32 and the harness plays it; other trainers refuse the option, naming it."""
+    from train.ppo import train
+
+    config = parse_config({**tiny_batched("hexenflug_v1", tmp_path), "precision": "bfloat16"})
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    agent = make_agent(f"torch:{checkpoint}", "hexenflug_v1")
+    assert {p.dtype for p in agent.net.parameters()} == {torch.float32}
+    env = envs.make("hexenflug_v1", num_players=2)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
+    with pytest.raises(ValueError, match="precision 'bfloat16' needs trainer 'torch'"):
+        parse_config(
+            {
+                **tiny_batched("hexenflug_v1", tmp_path),
+                "engine": "reference",
+                "trainer": "sb3",
+                "precision": "bfloat16",
+            }
+        )
+    with pytest.raises(ValueError, match="precision"):
+        parse_config({**tiny_batched("hexenflug_v1", tmp_path), "precision": "float16"})
 
 
 @pytest.mark.slow

@@ -17,6 +17,8 @@ minibatches per update everywhere, on the default 1 torch thread:
   1,024 games in lockstep, rollouts of 16 (batch 16,384); in a competitive game only the
   learner's decisions count (the share of table steps where the learner decided, from the run's
   ``train/learner_share``);
+* ``torch, batched, bfloat16``: the same with ``precision: bfloat16`` (the network's products
+  under autocast);
 * ``rllib @ sb3 settings`` (last, where RLlib is installed): RLlib PPO sampling in the driver
   on the Headless Horseman.
 
@@ -55,6 +57,7 @@ TRAINERS = {
     "torch @ sb3 settings": ("torch", SB3_SETTINGS),
     "torch": ("torch", SHIPPED_SETTINGS),
     "torch, batched": ("torch", BATCHED_SETTINGS),
+    "torch, batched, bfloat16": ("torch", {**BATCHED_SETTINGS, "precision": "bfloat16"}),
 }
 # The competing process: one core of numpy matrix products until it is stopped.
 SPIN = "import numpy as np\na = np.random.rand(300, 300)\nwhile True:\n    a = np.tanh(a @ a / 300)"
