@@ -9,6 +9,26 @@ import torch
 from train.ppo import critic_loss, gae
 
 
+def hexenflug_table(tmp_path, **settings):
+    """A small PyTorch run on a batched 2-player Hexenflug table: 32 games, rollouts of 16."""
+    from train.config import parse_config
+
+    return parse_config(
+        {
+            "env": "hexenflug_v1",
+            "num_players": 2,
+            "engine": "batched",
+            "num_envs": 32,
+            "rollout_steps": 16,
+            "hidden": [16],
+            "eval_every": 100,
+            "eval_games": 1,
+            "out": str(tmp_path),
+            **settings,
+        }
+    )
+
+
 def test_critic_loss_ignores_the_opponents_moves():
     """Rows where an opponent moves (weight 0) change neither the critic's loss nor its gradient:
     valued on them too, Hexenflug's critic blurred the learner's examinations with the
@@ -197,26 +217,11 @@ def test_updates_feed_the_network_the_learners_decisions_alone(tmp_path, monkeyp
     rows fed to the network with gradients (the updates) are the learner's settled decisions,
     about half of Hexenflug's table at 2 players, each once per epoch."""
     from agents.torch_policy import PolicyNet
-    from train.config import parse_config
     from train.ppo import train
     from train.runlog import RunLog
 
-    config = parse_config(
-        {
-            "env": "hexenflug_v1",
-            "num_players": 2,
-            "engine": "batched",
-            "num_envs": 32,
-            "rollout_steps": 16,
-            "total_steps": 512,
-            "epochs": 2,
-            "minibatches": 4,
-            "hidden": [16],
-            "eval_every": 100,
-            "eval_games": 1,
-            "opponents": ["random"],
-            "out": str(tmp_path),
-        }
+    config = hexenflug_table(
+        tmp_path, total_steps=512, epochs=2, minibatches=4, opponents=["random"]
     )
     fed = []
     original = PolicyNet.masked_logits
@@ -261,25 +266,10 @@ def test_the_rollout_runs_the_network_on_the_learners_rows_alone(tmp_path, monke
     many rows as the learner decides, about half of Hexenflug's table at 2 players."""
     from agents.torch_policy import PolicyNet
     from train.batched import BatchedGames
-    from train.config import parse_config
     from train.ppo import train
     from train.runlog import RunLog
 
-    config = parse_config(
-        {
-            "env": "hexenflug_v1",
-            "num_players": 2,
-            "engine": "batched",
-            "num_envs": 32,
-            "rollout_steps": 16,
-            "total_steps": 1024,
-            "hidden": [16],
-            "eval_every": 100,
-            "eval_games": 1,
-            "opponents": ["heuristic:greedy"],
-            "out": str(tmp_path),
-        }
-    )
+    config = hexenflug_table(tmp_path, total_steps=1024, opponents=["heuristic:greedy"])
     events = []
     originals = {name: getattr(PolicyNet, name) for name in ("masked_logits", "value")}
     step = BatchedGames.step
