@@ -151,7 +151,7 @@ class HocusPocusHead(nn.Module):
             )
             preference = (self.play_preference(hidden)[rows] * after[picked] / S).sum(-1)
             score = self.play_out(play_hidden).squeeze(-1) + preference
-            play = play.index_put((rows, index), score)
+            play = play.index_put((rows, index), score.to(play.dtype))
         choice = hidden.new_zeros(batch, K)
         rows, card = mask[:, A.CHOOSE : A.FINISH].nonzero(as_tuple=True)
         if len(rows):
@@ -174,6 +174,6 @@ class HocusPocusHead(nn.Module):
             )
             preference = (self.choice_preference(hidden)[rows] * self.has[card]).sum(-1)
             score = self.choice_out(choice_hidden).squeeze(-1) + preference
-            choice = choice.index_put((rows, card), score)
+            choice = choice.index_put((rows, card), score.to(choice.dtype))
         flat = self.flat(hidden)
         return torch.cat([flat[:, : A.PLAY], play, choice, flat[:, A.PLAY :]], dim=1)

@@ -182,6 +182,25 @@ def test_bfloat16_run_keeps_float32_weights_and_plays(tmp_path):
         parse_config({**tiny_batched("hexenflug_v1", tmp_path), "precision": "float16"})
 
 
+def test_bfloat16_trains_the_factored_head_with_a_prior(tmp_path):
+    """Hocus Pocus' factored head scores plays and choices in the autocast's bfloat16 and writes
+    them into the logits beside the float32 prior: a tiny run trains and its agent plays."""
+    from train.ppo import train
+
+    config = parse_config(
+        tiny_batched(
+            "hocus_pocus_v1",
+            tmp_path,
+            head="factored",
+            prior="heuristic:planner",
+            precision="bfloat16",
+        )
+    )
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    (game,) = play_team("hocus_pocus_v1", 2, f"torch:{checkpoint}", range(1))
+    assert game.steps > 0 and "stuns" in game.info
+
+
 @pytest.mark.slow
 def test_batched_ppo_learns_voodoo_mania_against_random(tmp_path):
     """Learning on a small case of a competitive batched table: 300k steps of the 2-player Voodoo
