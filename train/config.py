@@ -140,7 +140,8 @@ class TrainConfig(BaseModel):
         "float32",
         description="torch trainer: number type of the network's matrix products. `bfloat16` "
         "runs them under autocast (weights, losses and optimizer stay float32): on CPUs "
-        "with AMX or AVX-512 BF16 a batched training step is 1.1-1.9x faster (train.bench)",
+        "with AMX or AVX-512 BF16 a batched training step is 1.1-1.9x faster (train.bench); "
+        "on other CPUs the products are 8-11x slower than float32 and the run warns",
     )
     rollout_steps: int = Field(128, ge=1, description="steps per game between updates")
     learning_rate: float = Field(3e-4, gt=0, le=1)
