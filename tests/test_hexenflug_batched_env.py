@@ -227,8 +227,9 @@ def test_bad_configuration_raises_config_error(kwargs):
 
 
 def test_auto_reset_reports_final_rewards_and_scores():
-    """A finished game's last step reports its rewards (±1, a winner among them) and the final
-    scores; the row then holds a fresh game (a full draw pile, turn 1)."""
+    """A finished game's last step reports its rewards (±1, a winner among them), the final
+    scores and the winners (those paid +1); the row then holds a fresh game (a full draw pile,
+    turn 1)."""
     benv = envs.make_batched("hexenflug_v1", num_players=2, batch_size=16, max_steps=5_000)
     outs = play(benv, 3_000, seed=2, until_done=True)
     ended = [(o, o["done"].nonzero().flatten()) for o in outs[1:] if o["done"].any()]
@@ -238,6 +239,8 @@ def test_auto_reset_reports_final_rewards_and_scores():
     assert ((rewards == 1.0) | (rewards == -1.0)).all() and (rewards == 1.0).any(1).all()
     scores = out["figures"]["scores"][rows]
     assert (scores.amax(1) > 0).all()
+    assert torch.equal(out["figures"]["winners"][rows], rewards == 1.0)  # info["winners"]
+    assert not out["figures"]["winners"][~out["done"]].any()  # none in a game still going
     assert not out["truncated"][rows].any()
     assert out is outs[-1]  # the rows were dealt again: the next game's first observation
     assert (benv.game_state.pile_size[rows] == 75).all() and (

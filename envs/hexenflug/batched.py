@@ -155,8 +155,13 @@ class BatchedHexenflug:
         return key == key.amax(-1, keepdim=True)
 
     def figures(self, state: BatchedState) -> dict[str, torch.Tensor]:
-        """``scores`` ``[B, n]`` (every seat's, as ``info["scores"]``) and ``turns`` ``[B]``."""
-        return {"scores": self.scores(state), "turns": state.turns.clone()}
+        """``scores`` ``[B, n]`` (every seat's, as ``info["scores"]``), ``turns`` ``[B]`` and
+        ``winners`` ``[B, n]`` bool (as ``info["winners"]``; none in a game not over)."""
+        return {
+            "scores": self.scores(state),
+            "turns": state.turns.clone(),
+            "winners": self.winners(state) & self.is_over(state)[:, None],
+        }
 
     def _turn_rows(self, table: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
         """``table[b, seat[b]]`` for a per-seat table ``[B, n, ...]``."""

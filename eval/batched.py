@@ -1,0 +1,209 @@
+"""Large evaluations on the batched engine: thousands of seeded games at once
+(``python -m eval.batched``).
+
+The harness (``python -m eval``) plays one reference game per process step and keeps every game
+for its report; this module answers one question faster, for agents with a batched form
+(``random``, ``heuristic:<name>``, ``torch:<checkpoint>`` played greedily, as the harness does):
+
+* cooperative games: each spec as a whole team; its win rate (Wilson interval) and mean score
+  (``stuns``, ``scares``; percentile bootstrap);
+* competitive games: ``agent`` against each opponent, the agent's seat going round the table
+  row by row (row ``b`` seats it at ``b mod n``, every other seat the opponent); the win rates of
+  both sides (Wilson; a shared win counts for both) and the mean score margin (bootstrap).
+
+Every row of the batch counts exactly one game, its first: rows are played until each has
+finished one (later games of a row, dealt by the engine's auto-reset, are not counted), so short
+games are not over-represented. Chunk ``c`` of ``chunk`` rows deals from seed ``seed + c``:
+same seed, same games; the deals differ from the harness's, which seeds reference games.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+import envs
+from agents.batched import BatchedPolicy, make_batched_agent
+from envs.core.errors import ConfigError
+from eval.stats import bootstrap_mean_interval, wilson_interval
+
+
+@dataclass
+class Outcomes:
+    """Per game (one per row): ``won`` by the side under test, ``lost`` (an opponent won;
+    competitive only), ``score`` (the team's score, or the agent's margin) and ``steps``."""
+
+    won: np.ndarray
+    lost: np.ndarray
+    score: np.ndarray
+    steps: np.ndarray
+
+
+def play_rows(
+    env_id: str,
+    num_players: int,
+    policies: list[BatchedPolicy],
+    owner: torch.Tensor,
+    seed: int,
+    options: dict[str, Any],
+) -> dict[str, torch.Tensor]:
+    """Play ``len(owner)`` games, one per row, until each row's first game ends; seat ``s`` of
+    row ``b`` is played by ``policies[owner[b, s]]``. Returns each row's figures at the end of
+    its first game and its length in agent-steps (``"steps"``)."""
+    rows = len(owner)
+    benv = envs.make_batched(env_id, num_players, batch_size=rows, **options)
+    out = benv.reset(seed=seed)
+    index = torch.arange(rows)
+    ended = torch.zeros(rows, dtype=torch.bool)
+    figures: dict[str, torch.Tensor] = {}
+    steps = torch.zeros(rows, dtype=torch.int64)
+    while not bool(ended.all()):
+        who = owner[index, out["seat"]]
+        actions = torch.zeros(rows, dtype=torch.int64)
+        for k, policy in enumerate(policies):
+            mine = (who == k).nonzero().squeeze(1)
+            if len(mine):
+                actions[mine] = policy.act(
+                    out["observation"][mine], out["action_mask"][mine], out["seat"][mine]
+                )
+        out = benv.step(actions)
+        steps += ~ended
+        first = out["done"] & ~ended
+        for key, value in out["figures"].items():
+            held = figures.setdefault(key, torch.zeros_like(value))
+            held[first] = value[first]
+        ended |= first
+    return {**figures, "steps": steps}
+
+
+def evaluate(
+    env_id: str,
+    num_players: int,
+    spec: str,
+    opponent: str | None = None,
+    games: int = 1000,
+    seed: int = 0,
+    chunk: int = 1024,
+    progress: bool = True,
+    **options: Any,
+) -> Outcomes:
+    """``games`` games of ``spec`` as a team (cooperative) or against ``opponent`` (competitive,
+    the agent's seat going round the table), in chunks of ``chunk`` rows."""
+    game = envs.spec(env_id)
+    if game.cooperative != (opponent is None):
+        need = "no opponent (a whole team)" if game.cooperative else "an opponent"
+        raise ConfigError(f"{env_id} is {'co' if game.cooperative else 'non-co'}operative: {need}")
+    if games < 1 or chunk < 1:
+        raise ConfigError(f"games and chunk must be positive, got {games} and {chunk}")
+    device = torch.device("cpu")
+    generator = torch.Generator().manual_seed(seed)
+    policies = [
+        make_batched_agent(s, env_id, num_players, device, generator)
+        for s in ([spec] if opponent is None else [spec, opponent])
+    ]
+    parts: list[dict[str, torch.Tensor]] = []
+    seats = torch.arange(num_players)
+    with tqdm(total=games, unit="game", disable=not progress, desc=spec) as bar:
+        for c, start in enumerate(range(0, games, chunk)):
+            rows = torch.arange(start, min(start + chunk, games))
+            if opponent is None:
+                owner = torch.zeros(len(rows), num_players, dtype=torch.int64)
+            else:
+                owner = (seats[None, :] != (rows % num_players)[:, None]).long()
+            part = play_rows(env_id, num_players, policies, owner, seed + c, options)
+            part["agent_seat"] = rows % num_players
+            parts.append(part)
+            bar.update(len(rows))
+    figures = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+    steps = figures["steps"].numpy()
+    if opponent is None:
+        won = (figures["outcome"] == 1).numpy()
+        return Outcomes(won, np.zeros_like(won), figures[game.score].double().numpy(), steps)
+    mine = figures["agent_seat"]
+    at = torch.arange(len(mine))
+    winners, scores = figures["winners"], figures["scores"].double()
+    others = seats[None, :] != mine[:, None]
+    won = winners[at, mine]
+    lost = (winners & others).sum(1) > 0
+    margin = scores[at, mine] - (scores * others).sum(1) / (num_players - 1)
+    return Outcomes(won.numpy(), lost.numpy(), margin.numpy(), steps)
+
+
+def summary_row(label: str, outcomes: Outcomes, competitive: bool) -> str:
+    """A markdown table row: games, win rate [95%], (loss rate), mean score [95%], length."""
+    n = len(outcomes.won)
+
+    def rate(hits: np.ndarray) -> str:
+        low, high = wilson_interval(int(hits.sum()), n)
+        return f"{hits.mean():.1%} [{low:.1%}, {high:.1%}]"
+
+    mean, low, high = bootstrap_mean_interval(outcomes.score.tolist())
+    cells = [label, f"{n:,}", rate(outcomes.won)]
+    if competitive:
+        cells.append(rate(outcomes.lost))
+    cells += [f"{mean:.3f} [{low:.3f}, {high:.3f}]", f"{outcomes.steps.mean():.0f}"]
+    return "| " + " | ".join(cells) + " |"
+
+
+def main(argv: list[str] | None = None) -> list[str]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("env", help=f"environment id: {', '.join(envs.batched_ids())}")
+    parser.add_argument("specs", nargs="+", help="agent specs (each a team, or the agent first)")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--games", type=int, default=1000, help="games per row of the table")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--chunk", type=int, default=1024, help="games stepped at once")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a game option"
+    )
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    options = dict(item.split("=", 1) for item in args.set)
+    options = {k: _scalar(v) for k, v in options.items()}
+    game = envs.spec(args.env)
+    competitive = not game.cooperative
+    if competitive and len(args.specs) < 2:
+        raise ConfigError("a competitive game needs the agent and at least one opponent")
+    score = "score margin" if competitive else f"mean {game.score}"
+    header = ["agent" if competitive else "team", "games", "win"]
+    header += ["opponent wins"] if competitive else []
+    header += [f"{score} [95% CI]", "length"]
+    lines = [
+        f"{args.env}, {args.players} players, batched engine, seed {args.seed}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    matches = (
+        [(s, None, s) for s in args.specs]
+        if not competitive
+        else [(args.specs[0], o, f"{args.specs[0]} vs {o}") for o in args.specs[1:]]
+    )
+    rows = []
+    for spec, opponent, label in matches:
+        outcomes = evaluate(
+            args.env, args.players, spec, opponent, args.games, args.seed, args.chunk, **options
+        )
+        rows.append(summary_row(label, outcomes, competitive))
+    lines += rows
+    print("\n".join(lines))
+    return lines
+
+
+def _scalar(text: str) -> Any:
+    """A ``--set`` value as YAML reads it (``4`` an int, ``true`` a bool, else the text)."""
+    import yaml
+
+    return yaml.safe_load(text)
+
+
+if __name__ == "__main__":
+    from envs.core.errors import run_command
+
+    run_command(main)

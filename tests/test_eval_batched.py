@@ -1,0 +1,75 @@
+"""Large evaluations on the batched engine (eval.batched): one game per row, the agent's seat
+going round, the reference harness's statistics, and clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.core.errors import ConfigError
+from eval.batched import evaluate, main
+from eval.play import play_team
+from eval.stats import bootstrap_mean_interval, wilson_interval
+
+
+def overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def test_a_team_wins_and_lasts_as_in_reference_games():
+    """The focal Horseman team over 1,000 batched games and 200 reference games: win rates and
+    game lengths agree within their 95% intervals (counting a row's later, auto-reset games
+    would favour short games and shorten the mean)."""
+    batched = evaluate("headless_horseman_v1", 2, "heuristic:focal", games=1000, progress=False)
+    reference = play_team("headless_horseman_v1", 2, "heuristic:focal", range(200))
+    wins = sum(g.info["outcome"] == 1 for g in reference)
+    assert overlap(
+        wilson_interval(int(batched.won.sum()), 1000), wilson_interval(wins, len(reference))
+    )
+    assert overlap(
+        bootstrap_mean_interval(batched.steps.tolist())[1:],
+        bootstrap_mean_interval([float(g.steps) for g in reference])[1:],
+    )
+    assert not batched.lost.any()
+
+
+def test_every_row_counts_one_game_in_any_chunking():
+    outcomes = evaluate(
+        "hexenflug_v1", 3, "heuristic:cautious", "random", games=100, chunk=50, progress=False
+    )
+    assert len(outcomes.won) == len(outcomes.steps) == 100
+    assert (outcomes.steps > 0).all()
+    assert outcomes.won.mean() > 0.45  # a third of the wins would be a random seat's share
+
+
+def test_random_against_itself_is_even_and_every_game_has_a_winner():
+    """Seats go round the table, so random against random wins about half its games; a
+    Hexenflug game always names winners (a shared win counts for both sides)."""
+    outcomes = evaluate("hexenflug_v1", 2, "random", "random", games=1000, progress=False)
+    low, high = wilson_interval(int(outcomes.won.sum()), 1000)
+    assert low < 0.5 < high
+    assert (outcomes.won | outcomes.lost).all()
+    assert abs(float(np.mean(outcomes.score))) < 1.0
+
+
+@pytest.mark.parametrize(
+    "env_id, spec, opponent, games, match",
+    [
+        ("headless_horseman_v1", "random", "random", 10, "cooperative: no opponent"),
+        ("hexenflug_v1", "random", None, 10, "non-cooperative: an opponent"),
+        ("hexenflug_v1", "random", "random", 0, "games and chunk must be positive"),
+        ("hexenflug_v1", "sb3:model.zip", "random", 10, "has no batched form"),
+        ("hexenflug_v1", "heuristic:nobody", "random", 10, "batched heuristics:"),
+    ],
+)
+def test_bad_evaluations_are_refused(env_id, spec, opponent, games, match):
+    with pytest.raises(ConfigError, match=match):
+        evaluate(env_id, 2, spec, opponent, games=games, progress=False)
+
+
+def test_command_prints_a_row_per_team(capsys):
+    lines = main(["hocus_pocus_v1", "random", "heuristic:greedy", "--games", "40", "--chunk", "16"])
+    printed = capsys.readouterr().out
+    assert "| team | games | win | mean stuns [95% CI] | length |" in printed
+    assert [line.split(" | ")[0] for line in lines[-2:]] == ["| random", "| heuristic:greedy"]
+    assert "| 40 |" in lines[-1]
