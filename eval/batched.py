@@ -9,7 +9,14 @@ for its report; this module answers one question faster, for agents with a batch
   (``stuns``, ``scares``; percentile bootstrap);
 * competitive games: ``agent`` against each opponent, the agent's seat going round the table
   row by row (row ``b`` seats it at ``b mod n``, every other seat the opponent); the win rates of
-  both sides (Wilson; a shared win counts for both) and the mean score margin (bootstrap).
+  both sides (Wilson; a shared win counts for both, as in the harness), the paired difference
+  "agent won − an opponent won" per game (which is what says who is stronger) and the mean
+  score margin (the agent's score minus the opponents' mean, with the game's own scores: in
+  Voodoo Mania the fewest points win).
+
+Teams of one command play the same deals (the same seed deals the same games; the chance drawn
+later follows the play), so each team after the first also gets its paired score difference
+from the first team, deal by deal: tighter than comparing two intervals.
 
 Every row of the batch counts exactly one game, its first: rows are played until each has
 finished one (later games of a row, dealt by the engine's auto-reset, are not counted), so short
@@ -134,8 +141,12 @@ def evaluate(
     return Outcomes(won.numpy(), lost.numpy(), margin.numpy(), steps)
 
 
-def summary_row(label: str, outcomes: Outcomes, competitive: bool) -> str:
-    """A markdown table row: games, win rate [95%], (loss rate), mean score [95%], length."""
+def summary_row(
+    label: str, outcomes: Outcomes, competitive: bool, first: Outcomes | None = None
+) -> str:
+    """A markdown table row: games, win rate [95%], (loss rate), mean score [95%], length and
+    a paired difference: for an agent, won − an opponent won, game by game (a shared win
+    counts 0); for a team, its score minus the ``first`` team's on the same deals."""
     n = len(outcomes.won)
 
     def rate(hits: np.ndarray) -> str:
@@ -147,6 +158,15 @@ def summary_row(label: str, outcomes: Outcomes, competitive: bool) -> str:
     if competitive:
         cells.append(rate(outcomes.lost))
     cells += [f"{mean:.3f} [{low:.3f}, {high:.3f}]", f"{outcomes.steps.mean():.0f}"]
+    if competitive:
+        won = outcomes.won.astype(float) - outcomes.lost.astype(float)
+        diff, low, high = bootstrap_mean_interval(won.tolist())
+        cells.append(f"{diff:+.1%} [{low:+.1%}, {high:+.1%}]")
+    else:
+        cells.append("–")
+        if first is not None and first is not outcomes:
+            diff, low, high = bootstrap_mean_interval((outcomes.score - first.score).tolist())
+            cells[-1] = f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"
     return "| " + " | ".join(cells) + " |"
 
 
@@ -174,6 +194,11 @@ def main(argv: list[str] | None = None) -> list[str]:
     header = ["agent" if competitive else "team", "games", "win"]
     header += ["opponent wins"] if competitive else []
     header += [f"{score} [95% CI]", "length"]
+    header += (
+        ["agent won − opponent won [95% CI]"]
+        if competitive
+        else [f"{game.score} − first team's, same deals [95% CI]"]
+    )
     lines = [
         f"{args.env}, {args.players} players, batched engine, seed {args.seed}",
         "",
@@ -185,13 +210,14 @@ def main(argv: list[str] | None = None) -> list[str]:
         if not competitive
         else [(args.specs[0], o, f"{args.specs[0]} vs {o}") for o in args.specs[1:]]
     )
-    rows = []
+    first = None
     for spec, opponent, label in matches:
         outcomes = evaluate(
             args.env, args.players, spec, opponent, args.games, args.seed, args.chunk, **options
         )
-        rows.append(summary_row(label, outcomes, competitive))
-    lines += rows
+        if first is None:
+            first = outcomes
+        lines.append(summary_row(label, outcomes, competitive, first))
     print("\n".join(lines))
     return lines
 

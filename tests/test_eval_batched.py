@@ -52,6 +52,13 @@ def test_random_against_itself_is_even_and_every_game_has_a_winner():
     assert abs(float(np.mean(outcomes.score))) < 1.0
 
 
+def test_competitive_rows_give_the_paired_win_difference():
+    lines = main(["hexenflug_v1", "heuristic:cautious", "random", "--games", "60", "--chunk", "30"])
+    assert "agent won − opponent won [95% CI]" in lines[2]
+    difference = lines[-1].split(" | ")[-1]
+    assert difference.startswith("+") and difference.endswith("] |")
+
+
 @pytest.mark.parametrize(
     "env_id, spec, opponent, games, match",
     [
@@ -67,9 +74,16 @@ def test_bad_evaluations_are_refused(env_id, spec, opponent, games, match):
         evaluate(env_id, 2, spec, opponent, games=games, progress=False)
 
 
-def test_command_prints_a_row_per_team(capsys):
-    lines = main(["hocus_pocus_v1", "random", "heuristic:greedy", "--games", "40", "--chunk", "16"])
+def test_command_prints_a_row_per_team_with_paired_differences(capsys):
+    """Teams of one command play the same deals: the same team twice differs by exactly 0 on
+    every deal; another team gets a signed difference."""
+    argv = ["--games", "40", "--chunk", "16", "--players", "3"]
+    specs = ["heuristic:greedy", "heuristic:greedy", "random"]
+    lines = main(["hocus_pocus_v1", *specs, *argv])
     printed = capsys.readouterr().out
     assert "| team | games | win | mean stuns [95% CI] | length |" in printed
-    assert [line.split(" | ")[0] for line in lines[-2:]] == ["| random", "| heuristic:greedy"]
-    assert "| 40 |" in lines[-1]
+    assert [line.split(" | ")[0] for line in lines[-3:]] == [f"| {s}" for s in specs]
+    assert all("| 40 |" in line for line in lines[-3:])
+    assert lines[-3].endswith("| – |")
+    assert lines[-2].endswith("| +0.000 [+0.000, +0.000] |")
+    assert lines[-1].split(" | ")[-1].startswith("-")  # random play stuns less than greedy
