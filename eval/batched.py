@@ -27,7 +27,9 @@ same seed, same games; the deals differ from the harness's, which seeds referenc
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +39,8 @@ from tqdm import tqdm
 import envs
 from agents.batched import BatchedPolicy, make_batched_agent
 from envs.core.errors import ConfigError
+from eval import report
+from eval.provenance import provenance
 from eval.stats import bootstrap_mean_interval, wilson_interval
 
 
@@ -141,22 +145,22 @@ def evaluate(
     return Outcomes(won.numpy(), lost.numpy(), margin.numpy(), steps)
 
 
+def win_rate(hits: np.ndarray) -> dict[str, float]:
+    """The share of ``hits`` with its Wilson 95% interval, as the harness's reports hold it."""
+    low, high = wilson_interval(int(hits.sum()), len(hits))
+    return {"rate": float(hits.mean()), "low": low, "high": high}
+
+
 def summary_row(
     label: str, outcomes: Outcomes, competitive: bool, first: Outcomes | None = None
 ) -> str:
     """A markdown table row: games, win rate [95%], (loss rate), mean score [95%], length and
     a paired difference: for an agent, won − an opponent won, game by game (a shared win
     counts 0); for a team, its score minus the ``first`` team's on the same deals."""
-    n = len(outcomes.won)
-
-    def rate(hits: np.ndarray) -> str:
-        low, high = wilson_interval(int(hits.sum()), n)
-        return f"{hits.mean():.1%} [{low:.1%}, {high:.1%}]"
-
     mean, low, high = bootstrap_mean_interval(outcomes.score.tolist())
-    cells = [label, f"{n:,}", rate(outcomes.won)]
+    cells = [label, f"{len(outcomes.won):,}", report.pct(win_rate(outcomes.won))]
     if competitive:
-        cells.append(rate(outcomes.lost))
+        cells.append(report.pct(win_rate(outcomes.lost)))
     cells += [f"{mean:.3f} [{low:.3f}, {high:.3f}]", f"{outcomes.steps.mean():.0f}"]
     if competitive:
         won = outcomes.won.astype(float) - outcomes.lost.astype(float)
@@ -181,6 +185,9 @@ def main(argv: list[str] | None = None) -> list[str]:
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a game option"
+    )
+    parser.add_argument(
+        "--out", type=Path, help="folder for report.md, results.json (every game) and a plot"
     )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -210,16 +217,62 @@ def main(argv: list[str] | None = None) -> list[str]:
         if not competitive
         else [(args.specs[0], o, f"{args.specs[0]} vs {o}") for o in args.specs[1:]]
     )
-    first = None
+    if args.out:
+        report.prepare(args.out)
+    played = []
     for spec, opponent, label in matches:
         outcomes = evaluate(
             args.env, args.players, spec, opponent, args.games, args.seed, args.chunk, **options
         )
-        if first is None:
-            first = outcomes
-        lines.append(summary_row(label, outcomes, competitive, first))
+        played.append((spec, opponent, outcomes))
+        lines.append(summary_row(label, outcomes, competitive, played[0][2]))
     print("\n".join(lines))
+    if args.out:
+        config = {**vars(args), "out": str(args.out), "options": options}
+        write(args.out, lines, config, played)
     return lines
+
+
+def write(
+    folder: Path,
+    lines: list[str],
+    config: dict[str, Any],
+    played: list[tuple[str, str | None, Outcomes]],
+) -> None:
+    """``report.md`` (the table), ``results.json`` (the command, its provenance and every game
+    of every row) and ``win_rates.png`` (the harness's plot of win rates with 95% intervals)."""
+    n = config["players"]
+    rows, plotted = [], []
+    for spec, opponent, outcomes in played:
+        games = {k: v.tolist() for k, v in vars(outcomes).items()}
+        rows.append({"spec": spec, "opponent": opponent, "games": games})
+
+        if opponent is None:
+            plotted.append(
+                {"kind": "team", "lineup": [spec], "players": n, "win": win_rate(outcomes.won)}
+            )
+        else:
+            other = opponent if opponent != spec else f"{opponent} (opponent)"
+            wins = {spec: win_rate(outcomes.won), other: win_rate(outcomes.lost)}
+            plotted.append(
+                {
+                    "kind": "head_to_head",
+                    "lineup": list(wins),
+                    "seats": [1, n - 1],
+                    "players": n,
+                    "wins": wins,
+                }
+            )
+    summary = {"config": {"env": config["env"], "agents": config["specs"]}, "rows": plotted}
+    results = {
+        "config": config,
+        "provenance": provenance(summary["config"]),
+        "table": lines,
+        "rows": rows,
+    }
+    (folder / "results.json").write_text(json.dumps(results, indent=1, default=str))
+    (folder / "report.md").write_text("\n".join(lines) + "\n")
+    report.plot_win_rates(summary, folder / "win_rates.png")
 
 
 def _scalar(text: str) -> Any:

@@ -3,6 +3,8 @@ going round, the reference harness's statistics, and clear errors."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,16 @@ def test_command_prints_a_row_per_team_with_paired_differences(capsys):
     assert lines[-3].endswith("| – |")
     assert lines[-2].endswith("| +0.000 [+0.000, +0.000] |")
     assert lines[-1].split(" | ")[-1].startswith("-")  # random play stuns less than greedy
+
+
+def test_out_folder_holds_the_table_every_game_and_a_plot(tmp_path):
+    argv = ["hexenflug_v1", "random", "random", "--games", "20", "--out", str(tmp_path / "run")]
+    lines = main(argv)
+    folder = tmp_path / "run"
+    assert (folder / "report.md").read_text().splitlines() == lines
+    results = json.loads((folder / "results.json").read_text())
+    (row,) = results["rows"]
+    assert (row["spec"], row["opponent"]) == ("random", "random")
+    assert len(row["games"]["won"]) == len(row["games"]["steps"]) == 20
+    assert results["provenance"]["git_commit"] and results["config"]["games"] == 20
+    assert (folder / "win_rates.png").stat().st_size > 0
