@@ -42,6 +42,7 @@ from envs.core.errors import ConfigError
 from eval import report
 from eval.provenance import provenance
 from eval.stats import bootstrap_mean_interval, wilson_interval
+from train.config import apply_override
 
 
 @dataclass
@@ -74,14 +75,17 @@ def play_rows(
     figures: dict[str, torch.Tensor] = {}
     steps = torch.zeros(rows, dtype=torch.int64)
     while not bool(ended.all()):
-        who = owner[index, out["seat"]]
-        actions = torch.zeros(rows, dtype=torch.int64)
-        for k, policy in enumerate(policies):
-            mine = (who == k).nonzero().squeeze(1)
-            if len(mine):
-                actions[mine] = policy.act(
-                    out["observation"][mine], out["action_mask"][mine], out["seat"][mine]
-                )
+        if len(policies) == 1:  # a team: every row's seat is the same policy's
+            actions = policies[0].act(out["observation"], out["action_mask"], out["seat"])
+        else:
+            who = owner[index, out["seat"]]
+            actions = torch.zeros(rows, dtype=torch.int64)
+            for k, policy in enumerate(policies):
+                mine = (who == k).nonzero().squeeze(1)
+                if len(mine):
+                    actions[mine] = policy.act(
+                        out["observation"][mine], out["action_mask"][mine], out["seat"][mine]
+                    )
         out = benv.step(actions)
         steps += ~ended
         first = out["done"] & ~ended
@@ -191,8 +195,9 @@ def main(argv: list[str] | None = None) -> list[str]:
     )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    options = dict(item.split("=", 1) for item in args.set)
-    options = {k: _scalar(v) for k, v in options.items()}
+    options: dict[str, Any] = {}
+    for pair in args.set:
+        apply_override(options, pair)
     game = envs.spec(args.env)
     competitive = not game.cooperative
     if competitive and len(args.specs) < 2:
@@ -273,13 +278,6 @@ def write(
     (folder / "results.json").write_text(json.dumps(results, indent=1, default=str))
     (folder / "report.md").write_text("\n".join(lines) + "\n")
     report.plot_win_rates(summary, folder / "win_rates.png")
-
-
-def _scalar(text: str) -> Any:
-    """A ``--set`` value as YAML reads it (``4`` an int, ``true`` a bool, else the text)."""
-    import yaml
-
-    return yaml.safe_load(text)
 
 
 if __name__ == "__main__":
