@@ -262,3 +262,30 @@ def test_batched_ppo_learns_voodoo_mania_against_random(tmp_path):
         result = play_game(env, dict(zip(env.possible_agents, seats, strict=True)), seed)
         wins += result.returns[env.possible_agents[seed % 2]] > 0  # +1 to winners, -1 to others
     assert wins / 200 > 0.8, wins
+
+
+def test_recurrent_learner_trains_against_batched_opponents(tmp_path, monkeypatch):
+    from agents.torch_policy import PolicyNet
+    from train.ppo import train
+
+    held: list[torch.Tensor] = []
+    real = PolicyNet.masked_logits
+
+    def spy(self, obs, mask, memory=None, prior=None):
+        if memory is not None and not torch.is_grad_enabled():  # a rollout's decision
+            held.append(memory.clone())
+        return real(self, obs, mask, memory, prior)
+
+    monkeypatch.setattr(PolicyNet, "masked_logits", spy)
+    data = tiny_batched("voodoo_mania_v1", tmp_path, recurrent=8, prior="heuristic:chain")
+    config = parse_config(data)
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    assert any(bool(m.abs().sum() > 0) for m in held)  # the memory carries between decisions
+    agent = make_agent(f"torch:{checkpoint}", "voodoo_mania_v1")
+    assert agent.net.recurrent == 8
+    env = envs.make("voodoo_mania_v1", num_players=2)
+    opponent = make_agent("random", "voodoo_mania_v1")
+    result = play_game(env, {"player_0": agent, "player_1": opponent}, seed=0)
+    assert result.steps > 0 and agent.memory is not None
+    with pytest.raises(ValueError, match="needs self_play_every 0"):
+        parse_config({**data, "self_play_every": 5})

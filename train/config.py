@@ -349,8 +349,11 @@ class TrainConfig(BaseModel):
             )
         if self.workers:
             raise ValueError("engine 'batched' steps every game in the trainer: workers must be 0")
-        if self.recurrent and not envs.spec(self.env).cooperative:
-            raise ValueError("engine 'batched' with recurrent needs a cooperative game")
+        if self.recurrent and self.self_play_every and not envs.spec(self.env).cooperative:
+            raise ValueError(
+                "engine 'batched' with recurrent in a competitive game needs self_play_every 0: "
+                "a recurrent snapshot cannot play as a batched opponent"
+            )
         device = torch_device(self.device)
         if device.type == "cuda" and not torch.cuda.is_available():
             raise ValueError(f"device {self.device!r}: CUDA is not available here")
