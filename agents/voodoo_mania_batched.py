@@ -27,13 +27,18 @@ def _first(candidates: torch.Tensor) -> torch.Tensor:
     return candidates.to(torch.int8).argmax(dim=1)
 
 
+def answers(hand: torch.Tensor) -> torch.Tensor:
+    """``[B, 3, 25]`` bool: per hand card (``hand`` ``[B, 3, 2, 50]`` as encoded) and pair,
+    whether a side of the card shows the pair (normal play) or misses it (Voodoo!)."""
+    return ((hand[:, :, :, :Q] > 0) | (hand[:, :, :, Q:] > 0)).any(dim=2)
+
+
 def follow_ups(hand: torch.Tensor, slots: torch.Tensor) -> torch.Tensor:
     """``[B, 6]``: per slot and side, how many of the other hand cards could answer the pair
     that play would ask for (the pair the side misses); ``slots`` is ``arange(3)``."""
     wanted = one_hot(hand[:, :, :, Q:].argmax(dim=3), Q).float()  # [B, slot, side, 25]
-    answers = ((hand[:, :, :, :Q] > 0) | (hand[:, :, :, Q:] > 0)).any(dim=2)  # [B, 3, 25]
     present = (hand != 0).flatten(2).any(dim=2)  # [B, 3]
-    can = torch.einsum("bsdq,boq->bsdo", wanted, answers.float()) > 0  # [B, 3, 2, other]
+    can = torch.einsum("bsdq,boq->bsdo", wanted, answers(hand).float()) > 0  # [B, 3, 2, other]
     other = slots[:, None, None] != slots  # [slot, 1, other]
     return (can & other & present[:, None, None, :]).sum(dim=3).flatten(1)
 

@@ -28,7 +28,7 @@ import torch
 from tqdm import tqdm
 
 import envs
-from agents.voodoo_mania_batched import BatchedChain, follow_ups
+from agents.voodoo_mania_batched import BatchedChain, answers, follow_ups
 from agents.voodoo_mania_heuristic import LAYOUT, deck_answers
 from envs.core.layout import Layout
 from envs.voodoo_mania import actions as A
@@ -43,12 +43,6 @@ HORIZON = 4
 TIE = 64  # tie scores lie in [0, TIE): follow-ups come first
 FORGOTTEN = 1_000  # replacements since a pair was seen stuck, before it was ever seen
 HANDS = Layout(STATE_FIELDS)["hands"]
-
-
-def answers_per_pair(hand: torch.Tensor) -> torch.Tensor:
-    """``[B, 25]``: how many cards of ``hand`` (``[B, 3, 2, 50]``, one seat's slots and sides
-    as encoded) have a side that shows the pair (normal play) or misses it (Voodoo!)."""
-    return ((hand[..., :Q] > 0) | (hand[..., Q:] > 0)).any(dim=2).sum(dim=1)
 
 
 class InformedChain:
@@ -89,30 +83,31 @@ class InformedChain:
         )
         hand = observation[:, LAYOUT["hand"]].view(-1, H, 2, SIDE)
         asked = hand[:, :, :, Q:].argmax(dim=3).flatten(1)  # [B, 6] the pair each play asks
-        tie = self._tie(rows, hand, asked, state)
-        score = follow_ups(hand, self.slots) * TIE + tie
+        ups = follow_ups(hand, self.slots)
+        score = ups * TIE + self._tie(rows, ups, asked, state)
         best = A.PLAY + torch.where(normal, score, -1).argmax(dim=1)
         return torch.where(chain_normal, best, chosen)
 
     def _tie(
         self,
         rows: torch.Tensor,
-        hand: torch.Tensor,
+        ups: torch.Tensor,
         asked: torch.Tensor,
         state: torch.Tensor | None,
     ) -> torch.Tensor:
-        """``[B, 6]`` in ``[0, TIE)``: the tie score of each play, higher preferred."""
+        """``[B, 6]`` in ``[0, TIE)``: the tie score of each play, higher preferred (``ups``:
+        its follow-ups, ``asked``: the pair it asks for)."""
         if self.kind == "chain":
             return torch.zeros_like(asked)
         if self.kind == "deck":
-            return TIE - 1 - (self.outside[asked] - follow_ups(hand, self.slots))
+            return TIE - 1 - (self.outside[asked] - ups)
         if self.kind == "memory":
             return (self.replaced[rows].gather(1, asked) <= HORIZON).long()
         if state is None:
             raise ValueError("kind 'sight' reads the opponent's hand from state()")
         hands = state[:, HANDS].view(-1, C.MAX_PLAYERS, H, 2, SIDE)
         opponent = hands[torch.arange(len(rows)), 1 - self.seat_of[rows]]
-        return H - answers_per_pair(opponent).gather(1, asked)
+        return H - answers(opponent).sum(dim=1).gather(1, asked)
 
     def _remember(self, rows: torch.Tensor, observation: torch.Tensor) -> None:
         """Update the rows' memory from last tick: a cycle by the opponent (relative seat 1)
