@@ -13,7 +13,7 @@ from agents import make_agent
 from eval.play import play_game, play_team
 from train.config import parse_config
 from train.ppo import gae
-from train.runlog import RunLog
+from train.runlog import RunLog, read_metrics
 
 
 def tiny_batched(env_id: str, tmp_path, **extra) -> dict:
@@ -112,11 +112,16 @@ def test_gae_folds_opponents_moves_into_the_learners_transition():
 
 @pytest.mark.parametrize("env_id", envs.batched_ids())
 def test_tiny_batched_run_saves_a_checkpoint_the_harness_plays(env_id, tmp_path):
+    """A tiny run logs the games' share of each update's time (``perf/game_share``) and saves
+    a checkpoint that the harness plays."""
     from train import __main__ as train_cli
     from train.ppo import train
 
     config = parse_config(tiny_batched(env_id, tmp_path))
-    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    log = RunLog(config.folder, quiet=True)
+    checkpoint = train(config, log)
+    shares = [v for _, k, v in read_metrics(log.csv_path) if k == "perf/game_share"]
+    assert len(shares) == 2 and all(0.0 < share < 1.0 for share in shares), shares
     agent = make_agent(f"torch:{checkpoint}", env_id)
     env = envs.make(env_id, num_players=2)
     env.reset(seed=0)

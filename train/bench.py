@@ -3,11 +3,15 @@ sb3-contrib MaskablePPO on PettingZoo's ``hanabi_v5`` measured in the same run, 
 threads do when another process loads the cores.
 
     python -m train.bench [--steps 65536] [--repeats 3] [--quick]
+                          [--hidden 256 256] [--threads 0] [--only "torch, batched"]
 
 Rows are printed as they are measured. Each figure is the median over the repeats of a whole
 training run of ``--steps`` learner steps (start-up of the games and the final checkpoint
 included; imports and evaluation left out), two hidden layers of 128 and 4 epochs of 4
-minibatches per update everywhere, on the default 1 torch thread:
+minibatches per update everywhere, on the default 1 torch thread (``--hidden`` sets our trainers'
+layers, e.g. the shipped configs' 256 and 256, the peer keeping its 128; ``--threads 0`` gives
+every row and the peer one thread per core; ``--only`` keeps the rows of the trainers named, beside
+the peer):
 
 * ``sb3`` rows and the Hanabi peer: 8 games in lockstep, rollouts of 128 (batch 1,024);
 * ``torch @ sb3 settings``: the PyTorch trainer with those same settings;
@@ -21,6 +25,11 @@ minibatches per update everywhere, on the default 1 torch thread:
   under autocast);
 * ``rllib @ sb3 settings`` (last, where RLlib is installed): RLlib PPO sampling in the driver
   on the Headless Horseman.
+
+The last column is the share of the PyTorch trainer's update time spent stepping the games,
+opponents' choices included (its logged ``perf/game_share``): the rest is the network's math and
+the trainer's own work, which no engine removes, so ``rate / (1 - share)`` bounds what a faster
+engine could give.
 
 The threads rows run the shipped ``torch`` settings on the Headless Horseman with 1 thread and
 with one per core (``threads: 0``), each alone and beside a competing process that keeps one core
@@ -64,9 +73,16 @@ SPIN = "import numpy as np\na = np.random.rand(300, 300)\nwhile True:\n    a = n
 
 
 def time_training(
-    env_id: str, trainer: str, settings: dict, steps: int, seed: int, threads: int = 1
-) -> float:
-    """Learner steps per second of one training run."""
+    env_id: str,
+    trainer: str,
+    settings: dict,
+    steps: int,
+    seed: int,
+    threads: int = 1,
+    hidden: tuple[int, ...] = (128, 128),
+) -> tuple[float, float | None]:
+    """Learner steps per second of one training run, and the share of its updates' time
+    spent stepping the games (the PyTorch trainer's ``perf/game_share``; None for others)."""
     with tempfile.TemporaryDirectory() as out:
         config = parse_config(
             {
@@ -74,7 +90,7 @@ def time_training(
                 "num_players": 2,
                 "trainer": trainer,
                 "total_steps": steps,
-                "hidden": [128, 128],
+                "hidden": list(hidden),
                 "seed": seed,
                 "threads": threads,
                 "eval_every": 10**6,
@@ -88,11 +104,16 @@ def time_training(
         start = time.perf_counter()
         fit(config, log)
         rate = steps / (time.perf_counter() - start)
-        shares = [v for _, k, v in read_metrics(log.csv_path) if k == "train/learner_share"]
-        return rate * (statistics.mean(shares) if shares else 1.0)
+        metrics = read_metrics(log.csv_path)
+        shares = [v for _, k, v in metrics if k == "train/learner_share"]
+        game = [v for _, k, v in metrics if k == "perf/game_share"]
+        return rate * (statistics.mean(shares) if shares else 1.0), (
+            statistics.mean(game) if game else None
+        )
 
 
-def time_sb3_hanabi(steps: int, seed: int) -> float:
+def time_sb3_hanabi(steps: int, seed: int) -> tuple[float, None]:
+    """SB3 MaskablePPO's learner steps per second on ``hanabi_v5`` (two layers of 128)."""
     from pettingzoo.classic import hanabi_v5
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -117,7 +138,7 @@ def time_sb3_hanabi(steps: int, seed: int) -> float:
     )
     start = time.perf_counter()
     model.learn(steps)
-    return steps / (time.perf_counter() - start)
+    return steps / (time.perf_counter() - start), None
 
 
 @contextlib.contextmanager
@@ -133,8 +154,11 @@ def competing_process() -> Iterator[None]:
         spinner.wait()
 
 
-def rows(steps: int) -> Iterator[tuple[str, str, Callable[[int], float]]]:
-    """``(trainer, env, measure(seed))`` for every row of the table, in print order."""
+def rows(
+    steps: int, hidden: tuple[int, ...], threads: int, only: list[str] | None
+) -> Iterator[tuple[str, str, Callable[[int], tuple[float, float | None]]]]:
+    """``(trainer, env, measure(seed))`` for every row of the table (those of the trainers
+    named in ``only``, when given, beside the peer), in print order."""
     try:
         from pettingzoo.classic import hanabi_v5
 
@@ -147,17 +171,25 @@ def rows(steps: int) -> Iterator[tuple[str, str, Callable[[int], float]]]:
         for label, (trainer, settings) in TRAINERS.items():
             if settings.get("engine") == "batched" and env_id not in envs.batched_ids():
                 continue
+            if only is not None and label not in only:
+                continue
             yield (
                 label,
                 env_id,
-                lambda seed, e=env_id, t=trainer, s=settings: time_training(e, t, s, steps, seed),
+                lambda seed, e=env_id, t=trainer, s=settings: time_training(
+                    e, t, s, steps, seed, threads, hidden
+                ),
             )
+    if only is not None:
+        return
     horseman = "headless_horseman_v1"
     for threads, name in ((1, "1 thread"), (0, f"{os.cpu_count()} threads")):
         for busy in (False, True):
             label = f"torch, {name}" + (", beside a busy process" if busy else "")
 
-            def measure(seed: int, threads: int = threads, busy: bool = busy) -> float:
+            def measure(
+                seed: int, threads: int = threads, busy: bool = busy
+            ) -> tuple[float, float | None]:
                 with competing_process() if busy else contextlib.nullcontext():
                     return time_training(horseman, "torch", SHIPPED_SETTINGS, steps, seed, threads)
 
@@ -170,7 +202,7 @@ def rows(steps: int) -> Iterator[tuple[str, str, Callable[[int], float]]]:
         yield "rllib @ sb3 settings", horseman, lambda seed: time_rllib(steps, seed)
 
 
-def time_rllib(steps: int, seed: int) -> float:
+def time_rllib(steps: int, seed: int) -> tuple[float, float | None]:
     """Learner steps per second of an RLlib run on a Ray instance started beforehand (its
     start-up left out; building the algorithm counted, like the other trainers' start-up)."""
     from eval.executors import ray_session
@@ -186,21 +218,34 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument(
         "--quick", action="store_true", help="1 repeat of 8,192 steps: rougher, a few minutes"
     )
+    parser.add_argument(
+        "--hidden", type=int, nargs="+", default=[128, 128], help="our trainers' hidden layers"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads of every row (0: one per core)"
+    )
+    parser.add_argument(
+        "--only", nargs="+", choices=list(TRAINERS), help="only these trainers' rows, and the peer"
+    )
     args = parser.parse_args(argv)
     steps, repeats = (8_192, 1) if args.quick else (args.steps, args.repeats)
     if args.quick:
         print(f"quick: {repeats} repeat of {steps:,} steps per row; the figures are rougher")
     for trainer in ("torch", "sb3"):  # imports and first-call costs stay out of the figures
-        time_training("headless_horseman_v1", trainer, SB3_SETTINGS, 1024, 0)
-    print("| trainer | env | learner steps/s (median) | × SB3 on hanabi_v5 |")
-    print("|---|---|---|---|", flush=True)
+        # (and the torch threads are set, for the peer too)
+        time_training("headless_horseman_v1", trainer, SB3_SETTINGS, 1024, 0, args.threads)
+    print("| trainer | env | learner steps/s (median) | × SB3 on hanabi_v5 | game's share |")
+    print("|---|---|---|---|---|", flush=True)
     medians: dict[str, float] = {}
-    for label, env_id, measure in rows(steps):
-        rate = statistics.median(measure(seed) for seed in range(repeats))
+    for label, env_id, measure in rows(steps, tuple(args.hidden), args.threads, args.only):
+        timings = [measure(seed) for seed in range(repeats)]
+        rate = statistics.median(r for r, _ in timings)
+        shares = [s for _, s in timings if s is not None]
+        share = f"{statistics.median(shares):.0%}" if shares else "–"
         medians[f"{label} | {env_id}"] = rate
         peer = medians.get("sb3 | hanabi_v5")
         ratio = f"{rate / peer:.2f}" if peer else "–"
-        print(f"| {label} | {env_id} | {rate:,.0f} | {ratio} |", flush=True)
+        print(f"| {label} | {env_id} | {rate:,.0f} | {ratio} | {share} |", flush=True)
     return medians
 
 

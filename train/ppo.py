@@ -248,6 +248,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     phases = diagnostics.phase_field(config.env)
     for update in range(start, updates):
         began = time.perf_counter()
+        stepping = 0.0  # seconds spent in the games' steps (opponents' choices included)
         finished: list[dict[str, float]] = []
         if curriculum.stage_at(config, update * batch) != stage:
             stage = curriculum.stage_at(config, update * batch)
@@ -286,7 +287,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 entropies[t][mine] = diagnostics.entropy(logits)
             if config.recurrent:
                 memory[rows[mine], live["seat"][mine]] = updated
+            stepped = time.perf_counter()
             games.step(actions[t])
+            stepping += time.perf_counter() - stepped
             rewards[t] = live["reward"]
             ended = live["done"].nonzero().squeeze(1)
             recent.extend(live["ret"][ended].tolist())
@@ -373,6 +376,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 "perf/steps_per_second": batch / (time.perf_counter() - began),
                 "perf/learner_steps_per_second": float(learners.sum())
                 / (time.perf_counter() - began),
+                "perf/game_share": stepping / (time.perf_counter() - began),
                 "train/learner_share": float(learners.mean()),
                 "train/curriculum_stage": stage,
                 "train/bc_coef": bc,
