@@ -26,9 +26,6 @@ HEURISTICS = {
 """Every game's heuristics by name: each ``agents/<game>_heuristic.py`` lists its own."""
 
 
-OPTIONS = {"random": (), "heuristic": (), "torch": ("sample",), "sb3": (), "rllib": ("sample",)}
-
-
 def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:
     """An agent from a spec string (see :mod:`agents.specs`): ``random``,
     ``heuristic:<name>``, ``torch:<checkpoint>[?sample=1]``, ``sb3:<checkpoint>`` (trained
@@ -38,20 +35,12 @@ def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:
     parsed = parse_spec(spec)
     if parsed.kind == "python":
         return load_python_agent(spec, parsed.target, parsed.options)
-    unknown = sorted(set(parsed.options) - set(OPTIONS[parsed.kind]))
-    if unknown:
-        raise ConfigError(
-            f"agent spec {spec!r}: unknown option(s) {unknown}; {parsed.kind} agents take "
-            f"{list(OPTIONS[parsed.kind]) or 'none'}"
-        )
+    sample = parsed.checked_sample(spec)
     if parsed.kind == "random":
         return RandomAgent(seed)
     if parsed.kind in ("torch", "rllib"):
-        sample = parsed.options.get("sample", False)
-        if sample not in (0, 1):  # also True / False
-            raise ConfigError(f"agent spec {spec!r}: sample must be 0 or 1, got {sample!r}")
         load = load_torch_agent if parsed.kind == "torch" else load_rllib_agent
-        return load(parsed.target, env_id, seed, sample=bool(sample))
+        return load(parsed.target, env_id, seed, sample=sample)
     if parsed.kind == "sb3":
         return load_sb3_agent(parsed.target, env_id, seed)
     known = HEURISTICS.get(env_id, {})

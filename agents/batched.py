@@ -17,7 +17,7 @@ from typing import Protocol
 import torch
 
 import envs
-from agents.specs import parse_spec
+from agents.specs import OPTIONS, parse_spec
 from agents.torch_policy import PolicyNet
 from envs.core.errors import ConfigError
 
@@ -52,26 +52,38 @@ class BatchedRandom:
 
 
 class BatchedNet:
-    """A policy network's most likely legal action per row (a frozen snapshot or checkpoint)."""
+    """A policy network's most likely legal action per row (a frozen snapshot or checkpoint),
+    or, given a ``generator`` (spec option ``sample=1``), an action drawn from its policy: the
+    first action whose running probability exceeds a uniform draw, as :class:`BatchedRandom`."""
 
-    def __init__(self, net: PolicyNet) -> None:
+    def __init__(self, net: PolicyNet, generator: torch.Generator | None = None) -> None:
         if net.recurrent:
             raise ConfigError("recurrent networks cannot play as batched opponents yet")
-        self.net = net
+        self.net, self.generator = net, generator
 
     @torch.no_grad()
     def act(
         self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
     ) -> torch.Tensor:
-        return self.net.masked_logits(observation, mask)[0].argmax(dim=1)
+        logits = self.net.masked_logits(observation, mask)[0]
+        if self.generator is None:
+            return logits.argmax(dim=1)
+        running = torch.softmax(logits.double(), dim=1).cumsum(dim=1)
+        uniform = torch.rand(
+            len(logits), 1, generator=self.generator, device=logits.device, dtype=torch.float64
+        )
+        chosen = torch.searchsorted(running, uniform * running[:, -1:], right=True).squeeze(1)
+        return chosen.clamp_(max=logits.shape[1] - 1)
 
 
-def snapshot_policy(net: PolicyNet, device: torch.device) -> BatchedNet:
-    """A frozen copy of ``net`` as a batched policy."""
+def snapshot_policy(
+    net: PolicyNet, device: torch.device, generator: torch.Generator | None = None
+) -> BatchedNet:
+    """A frozen copy of ``net`` as a batched policy (sampling from ``generator`` if given)."""
     frozen = copy.deepcopy(net).to(device).eval()
     for parameter in frozen.parameters():
         parameter.requires_grad_(False)
-    return BatchedNet(frozen)
+    return BatchedNet(frozen, generator)
 
 
 def batched_heuristics(env_id: str) -> dict[str, type]:
@@ -89,6 +101,7 @@ def make_batched_agent(
 ) -> BatchedPolicy:
     """A batched policy from an agent spec; a clear error for a spec with no batched form."""
     parsed = parse_spec(spec)
+    sample = parsed.checked_sample(spec) if parsed.kind in OPTIONS else False
     if parsed.kind == "random":
         return BatchedRandom(num_players, device, generator)
     if parsed.kind == "heuristic":
@@ -103,7 +116,7 @@ def make_batched_agent(
         from agents.checkpoints import load_torch_agent
 
         agent = load_torch_agent(parsed.target, env_id)
-        return snapshot_policy(agent.net, device)
+        return snapshot_policy(agent.net, device, generator if sample else None)
     raise ConfigError(
         f"agent spec {spec!r} has no batched form; batched opponents are random, "
         f"heuristic:<name> and torch:<checkpoint>"

@@ -25,6 +25,10 @@ FORMS = (
 )
 
 
+OPTIONS = {"random": (), "heuristic": (), "torch": ("sample",), "sb3": (), "rllib": ("sample",)}
+"""The options each kind takes (a ``python`` agent takes any: they are its keyword arguments)."""
+
+
 @dataclass(frozen=True)
 class Spec:
     """A parsed agent spec: its kind, its target (name, path or import path) and options."""
@@ -32,6 +36,20 @@ class Spec:
     kind: str
     target: str
     options: dict[str, Any] = field(default_factory=dict)
+
+    def checked_sample(self, spec: str) -> bool:
+        """The ``sample`` option (0 or 1, default 0), after refusing any option this kind
+        does not take; a :class:`ConfigError` naming ``spec`` otherwise."""
+        unknown = sorted(set(self.options) - set(OPTIONS[self.kind]))
+        if unknown:
+            raise ConfigError(
+                f"agent spec {spec!r}: unknown option(s) {unknown}; {self.kind} agents take "
+                f"{list(OPTIONS[self.kind]) or 'none'}"
+            )
+        sample = self.options.get("sample", False)
+        if sample not in (0, 1):  # also True / False
+            raise ConfigError(f"agent spec {spec!r}: sample must be 0 or 1, got {sample!r}")
+        return bool(sample)
 
 
 def parse_spec(spec: str) -> Spec:

@@ -3,7 +3,8 @@
 
 The harness (``python -m eval``) plays one reference game per process step and keeps every game
 for its report; this module answers one question faster, for agents with a batched form
-(``random``, ``heuristic:<name>``, ``torch:<checkpoint>`` played greedily, as the harness does):
+(``random``, ``heuristic:<name>``, ``torch:<checkpoint>`` played greedily, as the harness does,
+or drawing from its policy with ``?sample=1``):
 
 * cooperative games: each spec as a whole team; its win rate (Wilson interval) and mean score
   (``stuns``, ``scares``; percentile bootstrap);

@@ -102,3 +102,73 @@ def test_out_folder_holds_the_table_every_game_and_a_plot(tmp_path):
     assert len(row["games"]["won"]) == len(row["games"]["steps"]) == 20
     assert results["provenance"]["git_commit"] and results["config"]["games"] == 20
     assert (folder / "win_rates.png").stat().st_size > 0
+
+
+def _checkpoint(tmp_path, env_id: str, num_players: int):
+    """A small untrained PolicyNet checkpoint for ``env_id`` (its policy is far from uniform
+    and far from one-hot, so greedy and sampled play differ)."""
+    import torch
+
+    import envs
+    from agents.torch_policy import PolicyNet, save_checkpoint
+
+    benv = envs.make_batched(env_id, num_players, batch_size=1)
+    torch.manual_seed(0)
+    net = PolicyNet(benv.game.observation_size, benv.num_actions, [32])
+    with torch.no_grad():
+        net.actor[-1].weight.mul_(5.0)
+    path = tmp_path / "net.pt"
+    save_checkpoint(net, env_id, path)
+    return path
+
+
+def test_a_sampling_checkpoint_draws_from_its_policy(tmp_path):
+    """``torch:<checkpoint>?sample=1`` on the batched engine: on one Hexenflug state repeated
+    20,000 times, every action is legal, each action's frequency lies within 4.5 standard errors
+    of its policy probability, the same seed repeats the draws, and greedy play is the argmax."""
+    import torch
+
+    import envs
+    from agents.batched import make_batched_agent
+
+    path = _checkpoint(tmp_path, "hexenflug_v1", 2)
+    benv = envs.make_batched("hexenflug_v1", 2, batch_size=64)
+    out = benv.reset(seed=3)
+    walker = make_batched_agent("random", "hexenflug_v1", 2, torch.device("cpu"), torch.Generator())
+    for _ in range(12):
+        out = benv.step(walker.act(out["observation"], out["action_mask"], out["seat"]))
+    row = int(out["action_mask"].sum(1).argmax())  # the state with the most legal actions
+    obs, mask = (out[k][row].expand(20_000, -1) for k in ("observation", "action_mask"))
+    seat = out["seat"][row].expand(20_000)
+
+    def policy(spec: str, seed: int):
+        generator = torch.Generator().manual_seed(seed)
+        return make_batched_agent(spec, "hexenflug_v1", 2, torch.device("cpu"), generator)
+
+    sampler = policy(f"torch:{path}?sample=1", 0)
+    chosen = sampler.act(obs, mask, seat)
+    assert mask.gather(1, chosen[:, None]).all()
+    with torch.no_grad():
+        p = torch.softmax(sampler.net.masked_logits(obs[:1], mask[:1])[0][0].double(), 0)
+    assert 0.05 < float(p.max()) < 0.95, p.max()  # the test can tell sampling from argmax
+    counts = torch.bincount(chosen, minlength=len(p)).double() / 20_000
+    half = 4.5 * (p * (1 - p) / 20_000).sqrt() + 1e-9
+    assert ((counts - p).abs() <= half).all()
+    assert torch.equal(chosen, policy(f"torch:{path}?sample=1", 0).act(obs, mask, seat))
+    greedy = policy(f"torch:{path}", 0).act(obs, mask, seat)
+    assert (greedy == int(p.argmax())).all()
+
+
+@pytest.mark.parametrize(
+    "query, match", [("?sample=2", "sample must be 0 or 1"), ("?depth=3", "unknown option")]
+)
+def test_batched_torch_options_are_checked(tmp_path, query, match):
+    import torch
+
+    from agents.batched import make_batched_agent
+
+    path = _checkpoint(tmp_path, "hexenflug_v1", 2)
+    with pytest.raises(ConfigError, match=match):
+        make_batched_agent(
+            f"torch:{path}{query}", "hexenflug_v1", 2, torch.device("cpu"), torch.Generator()
+        )
