@@ -99,24 +99,35 @@ def pgx_rate(name: str, batch_size: int, steps: int, repeats: int) -> float | No
     return _median_rate(play, steps * batch_size, repeats)
 
 
+# The child's own peak: Linux's VmHWM belongs to the process image and starts afresh at exec,
+# where ``ru_maxrss`` keeps the resident size of the process that launched it (this one, Pgx
+# and all), which would hide a small engine's peak.
+HIGH_WATER = (
+    "def high_water():\n"
+    "    try:\n"
+    "        with open('/proc/self/status') as status:\n"
+    "            return next(int(l.split()[1]) for l in status if l.startswith('VmHWM'))\n"
+    "    except (OSError, StopIteration):\n"
+    "        import resource\n"
+    "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+)
+
+
 def peak_memory_mib(
     env_id: str, num_players: int, batch_size: int, steps: int = 50
 ) -> tuple[float, float]:
     """Peak resident MiB of a fresh process stepping ``batch_size`` games, and of a process that
     only imports the same modules."""
-    base = (
-        "import resource, torch, envs, agents.batched; "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    )
-    run = (
-        "import resource, torch, envs\n"
+    base = HIGH_WATER + "import torch, envs, agents.batched\nprint(high_water())\n"
+    run = HIGH_WATER + (
+        "import torch, envs\n"
         "from agents.batched import BatchedRandom\n"
         f"b = envs.make_batched({env_id!r}, {num_players}, batch_size={batch_size})\n"
         "o = b.reset(seed=0)\n"
         "p = BatchedRandom(0, b.device, torch.Generator().manual_seed(0))\n"
         f"for _ in range({steps}):\n"
         "    o = b.step(p.act(o['observation'], o['action_mask'], o['seat']))\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(high_water())\n"
     )
     kib = [
         int(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import envs
@@ -293,3 +294,15 @@ def test_bench_prints_a_table_with_ratios(capsys):
     assert "Quick run (300 steps, one repeat): rough figures" in out
     assert "hocus_pocus_v1" in results and results["hocus_pocus_v1"]["median"] > 0
     assert "voodoo_mania_v1 [parallel]" in results and "agent-steps/s" in out
+
+
+def test_batched_peak_memory_is_the_child_process_own():
+    """``eval.bench --batched`` reports a fresh process's own peak: launched from a process that
+    holds 640 MB (as it does once Pgx is loaded), the child's figures stay those of torch, the
+    imports and the engine, not the launcher's size."""
+    from eval.bench_batched import peak_memory_mib
+
+    held = np.ones(80_000_000)  # 640 MB resident here
+    peak, imports = peak_memory_mib("headless_horseman_v1", 2, 64, steps=2)
+    assert held.sum() == 80_000_000
+    assert 50 < imports <= peak < 500
