@@ -29,6 +29,18 @@ class BatchedPolicy(Protocol):
         """A legal action per row."""
 
 
+def draw_by_running_total(running: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """``[B]``: per row of ``running [B, A]`` (the running sums of non-negative weights), the
+    first index whose running sum exceeds a uniform draw times the row's total, so index ``i``
+    comes with probability weight ``i`` / total (a binary search; the last index at most)."""
+    uniform = torch.rand(
+        len(running), 1, generator=generator, device=running.device, dtype=torch.float64
+    )
+    target = (uniform * running[:, -1:]).to(running.dtype)  # integer sums: rounded down
+    chosen = torch.searchsorted(running, target, right=True).squeeze(1)
+    return chosen.clamp_(max=running.shape[1] - 1)
+
+
 class BatchedRandom:
     """Uniformly random legal actions: per row, the ``k``-th legal action for ``k`` uniform in
     ``0 .. count - 1``, found by a binary search of the running count of legal actions. One
@@ -42,13 +54,7 @@ class BatchedRandom:
         self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
     ) -> torch.Tensor:
         width = torch.int16 if mask.shape[1] < 2**15 else torch.int32
-        running = mask.view(torch.uint8).cumsum(1, dtype=width)
-        uniform = torch.rand(
-            len(mask), 1, generator=self.generator, device=mask.device, dtype=torch.float64
-        )
-        k = (uniform * running[:, -1:]).to(width)
-        chosen = torch.searchsorted(running, k, right=True).squeeze(1)
-        return chosen.clamp_(max=mask.shape[1] - 1)
+        return draw_by_running_total(mask.view(torch.uint8).cumsum(1, dtype=width), self.generator)
 
 
 class BatchedNet:
@@ -69,11 +75,7 @@ class BatchedNet:
         if self.generator is None:
             return logits.argmax(dim=1)
         running = torch.softmax(logits.double(), dim=1).cumsum(dim=1)
-        uniform = torch.rand(
-            len(logits), 1, generator=self.generator, device=logits.device, dtype=torch.float64
-        )
-        chosen = torch.searchsorted(running, uniform * running[:, -1:], right=True).squeeze(1)
-        return chosen.clamp_(max=logits.shape[1] - 1)
+        return draw_by_running_total(running, self.generator)
 
 
 def snapshot_policy(
