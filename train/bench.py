@@ -183,15 +183,15 @@ def rows(
     if only is not None:
         return
     horseman = "headless_horseman_v1"
-    for threads, name in ((1, "1 thread"), (0, f"{os.cpu_count()} threads")):
+    for count, name in ((1, "1 thread"), (0, f"{os.cpu_count()} threads")):
         for busy in (False, True):
             label = f"torch, {name}" + (", beside a busy process" if busy else "")
 
             def measure(
-                seed: int, threads: int = threads, busy: bool = busy
+                seed: int, count: int = count, busy: bool = busy
             ) -> tuple[float, float | None]:
                 with competing_process() if busy else contextlib.nullcontext():
-                    return time_training(horseman, "torch", SHIPPED_SETTINGS, steps, seed, threads)
+                    return time_training(horseman, "torch", SHIPPED_SETTINGS, steps, seed, count)
 
             yield label, horseman, measure
     try:

@@ -365,6 +365,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 optimizer.step()
 
         step = (update + 1) * batch
+        elapsed = time.perf_counter() - began
         log.scalars(
             step,
             {
@@ -373,10 +374,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 "loss/policy": policy_loss.item(),
                 "loss/value": value_loss.item(),
                 "loss/entropy": entropy.item(),
-                "perf/steps_per_second": batch / (time.perf_counter() - began),
-                "perf/learner_steps_per_second": float(learners.sum())
-                / (time.perf_counter() - began),
-                "perf/game_share": stepping / (time.perf_counter() - began),
+                "perf/steps_per_second": batch / elapsed,
+                "perf/learner_steps_per_second": float(learners.sum()) / elapsed,
+                "perf/game_share": stepping / elapsed,
                 "train/learner_share": float(learners.mean()),
                 "train/curriculum_stage": stage,
                 "train/bc_coef": bc,
