@@ -7,24 +7,27 @@ seat, or one per other seat in seat order; default: the game's first heuristic).
 person's decisions the command shows what the others did since (in simultaneous games only once
 every seat has chosen, so no hidden choice is shown early), seat K's private view
 (``render_for``) and the legal actions by number and name. Type a number or a name; anything else
-is asked again. ``q`` (or the end of the input) abandons the game unsaved. A finished game is
-saved as a record (default ``runs/play/<env>_seed<S>.jsonl``) that ``python -m eval.replay`` and
-``python -m eval.viewer`` read.
+is asked again. ``q``, Ctrl-C or the end of the input abandons the game unsaved (an unfinished
+game is no record: a record replays to the game's end). A finished game is saved as a record
+(default ``runs/play/<env>_seed<S>.jsonl``; the path is checked before the game starts) that
+``python -m eval.replay`` and ``python -m eval.viewer`` read.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
 import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
+from eval.config import SEED_LIMIT
 from eval.demo import default_agent
-from eval.records import GameRecord, Recorder, write_games
+from eval.records import GameRecord, Recorder, check_output, seed_problem, write_games
+from eval.replay import number
 
 HUMAN = "human"
 
@@ -42,6 +45,17 @@ def seat_specs(players: int, seat: int, partners: list[str]) -> list[str]:
             f"(one per other seat), got {len(partners)}"
         )
     return partners[:seat] + [HUMAN] + partners[seat:]
+
+
+def check_game(env_id: str, players: int, seed: int) -> None:
+    """Refuse, before anything is made, a player count outside the game's range and a seed
+    outside 0..2**31-1 (the seeds a record holds)."""
+    low, high = envs.spec(env_id).players
+    if not low <= players <= high:
+        raise ConfigError(f"--players must be {low}..{high} for {env_id}, got {players}")
+    problem = seed_problem(seed)
+    if problem:
+        raise ConfigError(f"--seed {problem}")
 
 
 def legal_list(rules, legal: list[int]) -> str:
@@ -66,8 +80,8 @@ def choose(
             continue
         if answer.lower() in names:
             return names[answer.lower()]
-        if answer.lstrip("-").isdigit() and int(answer) in legal:
-            return int(answer)
+        if number(answer) in legal:
+            return number(answer)
         say(
             f"{answer!r} is not a legal action now; type one of the numbers "
             f"{legal[0]}..{legal[-1]} listed or its name (? lists them again)"
@@ -86,6 +100,7 @@ def play_human(
     """Play one game with a person at ``seat`` (input from ``ask``, output to ``say``; by default
     the terminal); the finished game's record, or ``None`` when the person quit."""
     ask, say = ask or input, say or print
+    check_game(env_id, players, seed)
     seats = seat_specs(players, seat, partners)
     env = Recorder(envs.make(env_id, num_players=players, render_mode="ansi"))
     base = env.unwrapped
@@ -141,13 +156,21 @@ def main(argv: list[str] | None = None) -> GameRecord | None:
     parser.add_argument(
         "--partners", nargs="+", help="agent spec(s) for the other seats (default: a heuristic)"
     )
-    parser.add_argument("--seed", type=int, help="the deal (default: a random one)")
+    parser.add_argument(
+        "--seed", type=int, help=f"the deal, 0..{SEED_LIMIT - 1} (default: a random one)"
+    )
     parser.add_argument("--save", help="record file (default: runs/play/<env>_seed<S>.jsonl)")
     args = parser.parse_args(argv)
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    seed = (
+        args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % SEED_LIMIT)
+    )
     partners = args.partners or [default_agent(args.env)]
-    record = play_human(args.env, args.players, args.seat, partners, seed)
+    path = check_output(args.save or f"runs/play/{args.env}_seed{seed}.jsonl", "--save")
+    try:
+        record = play_human(args.env, args.players, args.seat, partners, seed)
+    except KeyboardInterrupt:
+        print("\ninterrupted: game abandoned, nothing saved", file=sys.stderr)
+        raise SystemExit(130) from None
     if record is not None:
-        path = Path(args.save or f"runs/play/{args.env}_seed{seed}.jsonl")
         print(f"saved: {write_games(path, [record])} (python -m eval.replay {path})")
     return record

@@ -24,12 +24,21 @@ checks itself as it goes: the acting seat, that each action is legal, its name, 
 events and the checkpoint hashes at every step, and the returns, infos and full state hash at the
 end. Any difference, a record of another format version, an unknown env id, a truncated or edited
 file raises :class:`RecordError` naming the file, the line and the step.
+
+Reading checks each line before anything is made from it: UTF-8 JSON nested at most
+:data:`MAX_DEPTH` levels; a header whose ``players`` is in the game's range, whose ``seed`` is in
+0..2**31-1 and whose ``agents`` names each seat with a string; and no more step lines than the
+game's ``max_steps`` allows. A tiny file cannot make the reader (or the replay, the viewer) build
+anything large.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import reprlib
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -39,10 +48,16 @@ import numpy as np
 
 import envs
 from envs.core.errors import CauldronError, ConfigError
+from envs.core.options import CommonOptions
+from eval.config import SEED_LIMIT
 
 FORMAT = "cauldron-game"
 VERSION = 1
 CHECKPOINT = 128
+MAX_DEPTH = 32  # JSON nesting of a record line (events nest 4 deep)
+RESERVED = ("env_id", "num_players", "render_mode")  # envs.make's own arguments, not options
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = _SHORT.maxlong = 60
 
 
 class RecordError(ConfigError):
@@ -200,6 +215,9 @@ class Recorder:
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is None:
             raise ValueError("a recorded game needs a seed: reset(seed=...)")
+        problem = seed_problem(seed)
+        if problem:
+            raise ConfigError(f"a recorded game's seed {problem}")
         self.env.reset(seed=seed, options=options)
         base = self.base
         header = {
@@ -257,24 +275,93 @@ def write_games(path: str | Path, games: Iterable[GameRecord], append: bool = Fa
     return path
 
 
+def shown(value: Any) -> str:
+    """``value``'s repr, cut short (a record's text may be huge)."""
+    return _SHORT.repr(value)
+
+
+def seed_problem(seed: Any) -> str | None:
+    """What is wrong with ``seed`` as a recorded game's (``None``: nothing): seeds are ints in
+    0..2**31-1, as in evaluation configs (agents seed their generators from the game's)."""
+    if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < SEED_LIMIT:
+        return None
+    return f"must be an int in 0..{SEED_LIMIT - 1}, got {shown(seed)}"
+
+
+def check_output(path: str | Path, what: str) -> Path:
+    """``path`` as a file to write, checked before any work that would be lost if it cannot
+    be: not a folder (nor written as one, with a trailing ``/``), and inside a folder that exists
+    or can be made (its nearest existing ancestor is a folder we may write in). Raises
+    :class:`ConfigError` naming ``what`` (the option that gave it) and what is allowed."""
+    allowed = "give a file path whose folder exists or can be created"
+    text = os.fspath(path)
+    out = Path(text)
+    try:
+        if text.endswith(("/", os.sep)) or out.is_dir():
+            raise ConfigError(f"{what} {text!r} is a folder; {allowed}, e.g. {str(out / 'x')!r}")
+        if out.exists() and not os.access(out, os.W_OK):
+            raise ConfigError(f"{what} {text!r} exists and may not be written; {allowed}")
+        folder = out.absolute().parent
+        while not folder.exists():
+            folder = folder.parent
+        if not folder.is_dir():
+            raise ConfigError(
+                f"{what} {text!r}: {str(folder)!r} is a file, not a folder; {allowed}"
+            )
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ConfigError(f"{what} {text!r}: the folder {str(folder)!r} may not be written in")
+    except OSError as err:
+        raise ConfigError(f"{what} {text!r} cannot be used ({err.strerror}); {allowed}") from None
+    return out
+
+
 def _header_problem(header: Any) -> str | None:
+    """Why ``header`` is not a game header this version reads, checking every size (players,
+    seed, agents) against the game's range before anything is made from it."""
     if not isinstance(header, dict) or header.get("record") != FORMAT:
         return f'expected a game header line (an object with "record": "{FORMAT}")'
     if header.get("version") != VERSION:
         return (
-            f"record format version {header.get('version')!r} is not supported; this Cauldron "
-            f"reads version {VERSION} only"
+            f"record format version {shown(header.get('version'))} is not supported; this "
+            f"Cauldron reads version {VERSION} only"
         )
     if header.get("env") not in envs.ids():
         return (
-            f"env id {header.get('env')!r} is not registered here (registered: {envs.ids()}); "
-            "the record was made with another version of the game"
+            f"env id {shown(header.get('env'))} is not registered here (registered: "
+            f"{envs.ids()}); the record was made with another version of the game"
         )
     kinds = {"players": int, "seed": int, "options": dict, "agents": list, "meta": dict}
     for key, kind in kinds.items():
         if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
-            return f"header field {key!r} must be a {kind.__name__}, got {header.get(key)!r}"
+            return f"header field {key!r} must be a {kind.__name__}, got {shown(header.get(key))}"
+    low, high = envs.spec(header["env"]).players
+    players, agents = header["players"], header["agents"]
+    if not low <= players <= high:
+        return f"header field 'players' must be {low}..{high} for this game, got {shown(players)}"
+    if seed_problem(header["seed"]):
+        return f"header field 'seed' {seed_problem(header['seed'])}"
+    if len(agents) != players or not all(isinstance(a, str) for a in agents):
+        return (
+            f"header field 'agents' must name the agent of each of the {players} seats "
+            f"(a list of {players} strings), got {shown(agents)}"
+        )
+    reserved = sorted(set(RESERVED) & set(header["options"]))
+    if reserved:
+        return f"header field 'options' may not set {reserved} (not env options)"
+    try:
+        json.dumps(header, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return "the header holds text that is not valid Unicode (an unpaired surrogate escape)"
     return None
+
+
+def _step_limit(header: dict[str, Any]) -> int:
+    """The most decisions a game of ``header`` can have: its ``max_steps`` (a simultaneous
+    round that reaches it still finishes, hence the players added)."""
+    max_steps = header["options"].get("max_steps", CommonOptions.max_steps)
+    if not isinstance(max_steps, int) or isinstance(max_steps, bool):
+        max_steps = CommonOptions.max_steps  # make_env refuses it with the options' own message
+    return max(1, max_steps) + header["players"]
 
 
 def _step_problem(line: Any) -> str | None:
@@ -282,29 +369,66 @@ def _step_problem(line: Any) -> str | None:
         return "expected a step or end line (a JSON object)"
     for key, kind in (("s", int), ("a", int), ("n", str)):
         if not isinstance(line.get(key), kind) or isinstance(line.get(key), bool):
-            return f"step field {key!r} must be a {kind.__name__}, got {line.get(key)!r}"
+            return f"step field {key!r} must be a {kind.__name__}, got {shown(line.get(key))}"
     unknown = sorted(set(line) - {"s", "a", "n", "r", "e", "h"})
-    return f"unknown step field(s) {unknown}" if unknown else None
+    return f"unknown step field(s) {shown(unknown)}" if unknown else None
+
+
+def _too_deep(text: str, value: Any) -> bool:
+    """Whether JSON data ``value`` (read from ``text``) nests deeper than :data:`MAX_DEPTH`,
+    walked level by level without recursion (and not at all when ``text`` holds too few
+    brackets to nest that deep)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            return True
+        level = [
+            v
+            for item in level
+            for v in (item.values() if isinstance(item, dict) else item)
+            if isinstance(v, (dict, list))
+        ]
+    return False
+
+
+def _load(text: str, source: str, number: int, step: int | None) -> Any:
+    """The JSON object of one record line; :class:`RecordError` when it is not JSON, holds a
+    number too long to read or nests deeper than :data:`MAX_DEPTH`."""
+    deep = f"nested deeper than {MAX_DEPTH} levels, the most a record line may be"
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RecordError(source, number, step, f"not valid JSON ({err.msg})") from None
+    except RecursionError:
+        raise RecordError(source, number, step, f"not valid JSON ({deep})") from None
+    except ValueError:  # the only other error: an integer longer than Python reads
+        digits = sys.get_int_max_str_digits()
+        problem = f"not valid JSON (an integer of more than {digits} digits)"
+        raise RecordError(source, number, step, problem) from None
+    if isinstance(obj, (dict, list)) and _too_deep(text, obj):
+        raise RecordError(source, number, step, deep)
+    return obj
 
 
 def parse_games(lines: Iterable[str], source: str = "<memory>") -> list[GameRecord]:
-    """Every game in JSON Lines ``lines``; :class:`RecordError` for anything malformed."""
+    """Every game in JSON Lines ``lines``; :class:`RecordError` for anything malformed, at the
+    first line that is (a game's header is checked before any of its steps is kept)."""
     games: list[GameRecord] = []
     game: GameRecord | None = None
-    number = 0
+    number = limit = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as err:
-            step = len(game.steps) + 1 if game else None
-            raise RecordError(source, number, step, f"not valid JSON ({err.msg})") from None
+        obj = _load(text, source, number, len(game.steps) + 1 if game else None)
         if game is None:
             problem = _header_problem(obj)
             if problem:
                 raise RecordError(source, number, None, problem)
             game = GameRecord(obj, source=source, lines=[number])
+            limit = _step_limit(obj)
         elif isinstance(obj, dict) and "end" in obj:
             if not isinstance(obj["end"], dict):
                 raise RecordError(source, number, len(game.steps), "the end line must hold a dict")
@@ -313,6 +437,11 @@ def parse_games(lines: Iterable[str], source: str = "<memory>") -> list[GameReco
             game = None
         else:
             problem = _step_problem(obj)
+            if not problem and len(game.steps) == limit:
+                problem = (
+                    f"more than {limit} steps, more than the game's max_steps allows: the record "
+                    "goes on after the game must have ended"
+                )
             if problem:
                 raise RecordError(source, number, len(game.steps) + 1, problem)
             game.steps.append(obj)
@@ -329,13 +458,33 @@ def parse_games(lines: Iterable[str], source: str = "<memory>") -> list[GameReco
     return games
 
 
+def _text_lines(path: Path) -> Iterator[str]:
+    """The lines of the file ``path`` as text; :class:`RecordError` at the first line that is not
+    UTF-8."""
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise RecordError(
+                    str(path),
+                    number,
+                    None,
+                    f"not UTF-8 text (byte 0x{raw[err.start]:02x} at column {err.start + 1}); "
+                    "records are UTF-8 JSON Lines",
+                ) from None
+
+
 def read_games(path: str | Path) -> list[GameRecord]:
-    """Every game of the record file ``path``."""
+    """Every game of the record file ``path``; :class:`RecordError` (naming the file) for a file
+    that is missing, unreadable or not a record."""
     path = Path(path)
-    if not path.is_file():
-        raise RecordError(str(path), None, None, "no such record file")
-    with path.open(encoding="utf-8") as lines:
-        return parse_games(lines, str(path))
+    try:
+        if not path.is_file():
+            raise RecordError(str(path), None, None, "no such record file")
+        return parse_games(_text_lines(path), str(path))
+    except OSError as err:
+        raise RecordError(str(path), None, None, f"cannot read it ({err.strerror})") from None
 
 
 def make_env(game: GameRecord, render: bool = False):
@@ -369,8 +518,12 @@ def replay(game: GameRecord, render: bool = False) -> Iterator[tuple[int, Any]]:
             raise game.error(k, f"the game is already over after {k} steps; the record goes on")
         seat = base.possible_agents.index(env.agent_selection)
         if line["s"] != seat:
-            raise game.error(k, f"the record says seat {line['s']} acts, the game says {seat}")
-        action = line["a"]
+            raise game.error(
+                k, f"the record says seat {shown(line['s'])} acts, the game says {seat}"
+            )
+        action, size = line["a"], base.action_space(env.agent_selection).n
+        if not 0 <= action < size:
+            raise game.error(k, f"action {shown(action)} is outside the game's 0..{size - 1}")
         legal = base.legal_actions()
         if action not in legal and not penalty:
             names = ", ".join(f"{a} ({base.rules.action_name(a)})" for a in legal[:12])
@@ -381,16 +534,18 @@ def replay(game: GameRecord, render: bool = False) -> Iterator[tuple[int, Any]]:
             )
         name = base.rules.action_name(action)
         if line["n"] != name:
-            raise game.error(k, f"action {action} is named {name!r}, the record says {line['n']!r}")
+            raise game.error(
+                k, f"action {action} is named {name!r}, the record says {shown(line['n'])}"
+            )
         env.step(action)
         rewards = [env.rewards.get(a, 0.0) for a in base.possible_agents]
         expected = line.get("r", [0.0] * len(rewards))
         if rewards != expected:
-            raise game.error(k, f"rewards {rewards} differ from the record's {expected}")
+            raise game.error(k, f"rewards {rewards} differ from the record's {shown(expected)}")
         returns = [x + y for x, y in zip(returns, rewards, strict=True)]
         added, recorded = jsonable(events.new()), jsonable(line.get("e", []))
         if added != recorded:
-            raise game.error(k, f"events {added} differ from the record's {recorded}")
+            raise game.error(k, f"events {added} differ from the record's {shown(recorded)}")
         if "h" in line and state_hash(env)[:16] != line["h"]:
             raise game.error(k, "the state differs from the record's (checkpoint hash)")
         yield k + 1, env
@@ -406,7 +561,7 @@ def _check_end(game: GameRecord, env, returns: list[float]) -> None:
         if game.end.get(key) != actual[key]:
             raise game.error(
                 steps,
-                f"final {key} {actual[key]!r} differs from the record's {game.end.get(key)!r}",
+                f"final {key} {actual[key]!r} differs from the record's {shown(game.end.get(key))}",
             )
 
 

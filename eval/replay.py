@@ -81,6 +81,15 @@ def show(frame: Frame, total: int, seat: int | None) -> str:
     return f"{head} · {view}\n{frame.table if seat is None else frame.views[seat]}"
 
 
+def number(text: str) -> int | None:
+    """The integer a person typed (``int`` reads it: ASCII or other decimal digits, a sign),
+    ``None`` for anything else (``²`` and ``--5`` pass ``str.isdigit`` but are no numbers)."""
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
 def browse(
     shown: list[Frame],
     seat: int | None,
@@ -105,11 +114,10 @@ def browse(
             return
         elif word == "t":
             seat = None
-        elif word in ("g", "v") and arg.strip().isdigit():
-            value = int(arg)
-            if word == "g" and value <= total:
+        elif word in ("g", "v") and (value := number(arg)) is not None:
+            if word == "g" and 0 <= value <= total:
                 at = value
-            elif word == "v" and value < len(shown[0].views):
+            elif word == "v" and 0 <= value < len(shown[0].views):
                 seat = value
             else:
                 say(f"out of range: steps 0..{total}, seats 0..{len(shown[0].views) - 1}")
@@ -121,6 +129,16 @@ def browse(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Check and show a record (module docstring); the number of steps. Ctrl-C stops it with
+    an ``interrupted`` line (exit status 130), not a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m eval.replay", description=__doc__.splitlines()[0]
     )

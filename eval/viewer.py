@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from envs.core.errors import run_command
-from eval.records import GameRecord, RecordError, read_games
+from envs.core.errors import CauldronError, run_command
+from eval.records import GameRecord, RecordError, check_output, read_games
 from eval.replay import Frame, describe, frames
 
 ASSETS = Path(__file__).with_name("viewer_assets")
@@ -101,8 +101,8 @@ def failed(title: str, error: str, source: str) -> dict[str, Any]:
 
 
 def page_data(paths: list[str | Path]) -> dict[str, Any]:
-    """Every game of ``paths`` as page data; unreadable files and games that do not replay
-    become error entries."""
+    """Every game of ``paths`` as page data; an unreadable file (missing, not UTF-8, not a
+    record) and a game that does not replay become error entries beside the others."""
     strings, games = Strings(), []
     for path in paths:
         try:
@@ -113,14 +113,26 @@ def page_data(paths: list[str | Path]) -> dict[str, Any]:
         for game in records:
             try:
                 games.append(encode_game(game, frames(game), strings))
-            except RecordError as err:
+            except CauldronError as err:  # a RecordError, or the env refusing the record's data
                 games.append({**_heading(game), **failed(describe(game), str(err), game.source)})
     return {"strings": strings.items, "games": games}
 
 
+# Characters that JSON may hold as they are but a page's script element may not: ``<`` (which
+# opens ``</script>`` or ``<!--``), ``>`` and ``&``. Every other character outside ASCII, the
+# line separators U+2028 and U+2029 among them, is escaped by ``json.dumps`` itself.
+SCRIPT_ESCAPES = str.maketrans({c: f"\\u{ord(c):04x}" for c in "<>&"})
+
+
+def embed(data: Any) -> str:
+    """``data`` as JSON text safe inside a ``<script>`` element: ASCII only, with ``<``, ``>``
+    and ``&`` as ``\\uXXXX`` escapes, which ``JSON.parse`` reads back as the same characters."""
+    return json.dumps(data, separators=(",", ":")).translate(SCRIPT_ESCAPES)
+
+
 def render_page(data: dict[str, Any]) -> str:
     """The HTML page: the template with the style, the script and ``data`` inlined."""
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    payload = embed(data)
     page = (ASSETS / "viewer.html").read_text(encoding="utf-8")
     for mark, text in (
         ("/*STYLE*/", (ASSETS / "viewer.css").read_text(encoding="utf-8")),
@@ -134,11 +146,14 @@ def render_page(data: dict[str, Any]) -> str:
     return page
 
 
-def write_page(paths: list[str | Path], out: str | Path) -> Path:
-    """Write the viewer page of the record files ``paths`` to ``out``."""
-    out = Path(out)
+def write_page(paths: list[str | Path], out: str | Path, option: str = "the page") -> Path:
+    """Write the viewer page of the record files ``paths`` to ``out``, checked before the page
+    is built (a file path, not a folder, whose folder exists or can be made; an error names it
+    as ``option``)."""
+    out = check_output(out, option)
+    data = page_data(paths)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_page(page_data(paths)), encoding="utf-8")
+    out.write_text(render_page(data), encoding="utf-8")
     return out
 
 
@@ -149,7 +164,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("files", nargs="+", help="record files (JSON Lines)")
     parser.add_argument("-o", "--out", default="games.html", help="the HTML page to write")
     args = parser.parse_args(argv)
-    path = write_page(args.files, args.out)
+    path = write_page(args.files, args.out, "-o/--out")
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); open it in a browser")
     return path
 
