@@ -5,9 +5,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envs.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -19,14 +22,22 @@ class EnvSpec:
     cooperative: bool
     parallel: bool = False
     score: str = "score"  # the key of the game's own figure in ``info`` (reported beside wins)
+    lower_is_better: bool = False  # fewer is better: the Horseman's scares, Voodoo Mania's points
 
 
 REGISTRY: dict[str, EnvSpec] = {
     "headless_horseman_v1": EnvSpec(
-        "envs.headless_horseman", (2, 4), cooperative=True, parallel=True, score="scares"
+        "envs.headless_horseman",
+        (2, 4),
+        cooperative=True,
+        parallel=True,
+        score="scares",
+        lower_is_better=True,
     ),
     "hexenflug_v1": EnvSpec("envs.hexenflug", (2, 5), cooperative=False),
-    "voodoo_mania_v1": EnvSpec("envs.voodoo_mania", (2, 6), cooperative=False, parallel=True),
+    "voodoo_mania_v1": EnvSpec(
+        "envs.voodoo_mania", (2, 6), cooperative=False, parallel=True, lower_is_better=True
+    ),
     "hocus_pocus_v1": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True, score="stuns"),
 }
 
@@ -73,27 +84,50 @@ def make_batched(
     env_id: str,
     num_players: int | None = None,
     batch_size: int = 1024,
-    device: str = "cpu",
+    device: str | torch.device = "cpu",
     **options: Any,
 ):
     """A :class:`~envs.core.batched.BatchedEnv` stepping ``batch_size`` games of ``env_id`` as
-    tensors on ``device``. Player count and options are checked exactly as by :func:`make`."""
+    tensors on ``device`` (normalised by :func:`torch_device`). Player count and options are
+    checked exactly as by :func:`make`."""
     from envs.core.batched import BatchedEnv
 
     if env_id not in batched_ids():
         spec(env_id)
         raise ConfigError(f"{env_id} has no batched engine yet; games with one: {batched_ids()}")
+    device = torch_device(device)
     reference = importlib.import_module(spec(env_id).module).raw_env(num_players, None, **options)
     engine = importlib.import_module(spec(env_id).module + ".batched")
-    game = engine.batched_game(reference, torch_device(device))
+    game = engine.batched_game(reference, device)
     return BatchedEnv(game, reference.options, batch_size, device)
 
 
-def torch_device(device: str):
-    """``device`` as a ``torch.device``, or a :class:`ConfigError` naming what is allowed."""
+def torch_device(device: str | torch.device) -> torch.device:
+    """``device`` (a name such as ``"cpu"``, ``"cpu:0"``, ``"cuda"``, ``"cuda:1"``, or a
+    ``torch.device``) as the one ``torch.device`` that its tensors report, so that devices
+    compare equal exactly when they are the same: every CPU spelling is ``cpu`` and ``cuda``
+    is ``cuda:<current index>``. A :class:`ConfigError` naming what is allowed for anything
+    else: an unknown name, a type other than CPU or CUDA, CUDA where none is available, or a
+    CUDA index this machine does not have."""
     import torch
 
+    allowed = "'cpu', 'cuda' or 'cuda:<index>'"
     try:
-        return torch.device(device)
-    except (RuntimeError, TypeError) as err:
-        raise ConfigError(f"device must name a torch device such as 'cpu', got {device!r}") from err
+        parsed = torch.device(device) if isinstance(device, (str, torch.device)) else None
+    except (RuntimeError, TypeError):
+        parsed = None
+    if parsed is None:
+        raise ConfigError(f"device must name a torch device such as {allowed}, got {device!r}")
+    if parsed.type == "cpu":
+        return torch.device("cpu")
+    if parsed.type != "cuda":
+        raise ConfigError(f"device {device!r}: the batched engines run on {allowed}")
+    if not torch.cuda.is_available():
+        raise ConfigError(f"device {device!r} asked for, but CUDA is not available here; use 'cpu'")
+    count = torch.cuda.device_count()
+    index = torch.cuda.current_device() if parsed.index is None else parsed.index
+    if index >= count:
+        raise ConfigError(
+            f"device {device!r}: this machine's CUDA devices are cuda:0 to cuda:{count - 1}"
+        )
+    return torch.device("cuda", index)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,11 +40,14 @@ from tqdm import tqdm
 
 import envs
 from agents.batched import BatchedPolicy, make_batched_agent
+from envs.core.batched import MAX_SEED
 from envs.core.errors import ConfigError
 from eval import report
 from eval.provenance import provenance
 from eval.stats import bootstrap_mean_interval, wilson_interval
 from train.config import apply_override
+
+MAX_THREADS = 256  # as a training config's ``threads``
 
 
 @dataclass
@@ -55,6 +59,19 @@ class Outcomes:
     lost: np.ndarray
     score: np.ndarray
     steps: np.ndarray
+
+
+def check_counts(games: int, seed: int, chunk: int) -> None:
+    """A :class:`ConfigError` unless ``games`` and ``chunk`` are positive and every chunk's
+    seed (``seed + c``) is one the engine takes (0 to 2**64 - 1)."""
+    if games < 1 or chunk < 1:
+        raise ConfigError(f"games and chunk must be positive, got {games} and {chunk}")
+    chunks = -(-games // chunk)
+    if not 0 <= seed <= MAX_SEED - (chunks - 1):
+        raise ConfigError(
+            f"seed must be an integer from 0 to 2**64 - {chunks} (chunk c deals from seed + c, "
+            f"{chunks} chunks here), got {seed}"
+        )
 
 
 def play_rows(
@@ -114,8 +131,7 @@ def evaluate(
     if game.cooperative != (opponent is None):
         need = "no opponent (a whole team)" if game.cooperative else "an opponent"
         raise ConfigError(f"{env_id} is {'co' if game.cooperative else 'non-co'}operative: {need}")
-    if games < 1 or chunk < 1:
-        raise ConfigError(f"games and chunk must be positive, got {games} and {chunk}")
+    check_counts(games, seed, chunk)
     device = torch.device("cpu")
     generator = torch.Generator().manual_seed(seed)
     policies = [
@@ -187,7 +203,7 @@ def main(argv: list[str] | None = None) -> list[str]:
     parser.add_argument("--games", type=int, default=1000, help="games per row of the table")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--chunk", type=int, default=1024, help="games stepped at once")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (0: one per core)")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a game option"
     )
@@ -195,7 +211,12 @@ def main(argv: list[str] | None = None) -> list[str]:
         "--out", type=Path, help="folder for report.md, results.json (every game) and a plot"
     )
     args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    if not 0 <= args.threads <= MAX_THREADS:
+        raise ConfigError(
+            f"--threads must be 0 (one per core) to {MAX_THREADS}, got {args.threads}"
+        )
+    check_counts(args.games, args.seed, args.chunk)
+    torch.set_num_threads(args.threads or os.cpu_count() or 1)
     options: dict[str, Any] = {}
     for pair in args.set:
         apply_override(options, pair)

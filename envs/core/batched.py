@@ -20,11 +20,15 @@ Output of :meth:`BatchedEnv.reset` and :meth:`BatchedEnv.step`, all tensors on `
 | ``done`` | ``[B]`` bool | the game in this row ended with this step (a new one is dealt) |
 | ``truncated`` | ``[B]`` bool | it ended by ``max_steps`` or the game's own clock |
 | ``figures`` | dict of ``[B]`` | the game's own figures (``score``, ``stuns`` …), before resets |
+
+Every output tensor is the caller's own: none shares memory with the engine's state, so changing
+one in place changes no game, and no later step changes it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Any, Protocol, TypeVar
 
 import torch
@@ -34,6 +38,9 @@ from envs.core.options import CommonOptions
 from envs.registry import torch_device
 
 S = TypeVar("S")
+
+MAX_BATCH_SIZE = 2**20  # rows of one engine (a guard against sizes that cannot be allocated)
+MAX_SEED = 2**64 - 1  # the largest seed a torch generator takes whole
 
 
 class BatchedGame(Protocol[S]):
@@ -49,7 +56,8 @@ class BatchedGame(Protocol[S]):
         """``rows`` freshly dealt games drawing all chance from ``generator``."""
 
     def acting_seat(self, state: S) -> torch.Tensor:
-        """``[B]`` int64: the seat whose decision each game waits for."""
+        """``[B]`` int64: the seat whose decision each game waits for (may be the state's own
+        tensor: :class:`BatchedEnv` copies it before handing it out)."""
 
     def legal_mask(self, state: S) -> torch.Tensor:
         """``[B, num_actions]`` bool: legal actions of each game's acting seat."""
@@ -73,7 +81,20 @@ class BatchedGame(Protocol[S]):
         """``[B, state_size]`` float32: everything, as the reference ``state()``."""
 
     def figures(self, state: S) -> dict[str, torch.Tensor]:
-        """The game's own figures per game (its ``info`` numbers, such as the score)."""
+        """The game's own figures per game (its ``info`` numbers, such as the score), as
+        fresh tensors: the engine deals new games into the state after reading them."""
+
+
+def checked_seed(seed: Any) -> int:
+    """``seed`` as an ``int`` from 0 to :data:`MAX_SEED`, or a :class:`ConfigError` saying what
+    is allowed (a bool, a float, a string or a number out of range is refused, not truncated)."""
+    try:
+        value = None if isinstance(seed, bool) else operator.index(seed)
+    except TypeError:
+        value = None
+    if value is None or not 0 <= value <= MAX_SEED:
+        raise ConfigError(f"seed must be None or an integer from 0 to 2**64 - 1, got {seed!r}")
+    return value
 
 
 def clone_state(state: S) -> S:
@@ -109,11 +130,15 @@ class BatchedEnv:
     def __init__(
         self, game: BatchedGame, options: CommonOptions, batch_size: int, device: str | torch.device
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if (
+            isinstance(batch_size, bool)
+            or not isinstance(batch_size, int)
+            or not 1 <= batch_size <= MAX_BATCH_SIZE
+        ):
+            raise ConfigError(
+                f"batch_size must be an integer from 1 to {MAX_BATCH_SIZE:,}, got {batch_size!r}"
+            )
         self.device = torch_device(device)
-        if self.device.type == "cuda" and not torch.cuda.is_available():
-            raise ConfigError(f"device {device!r} asked for, but CUDA is not available here")
         self.game = game
         self.options = options
         self.batch_size = batch_size
@@ -136,18 +161,18 @@ class BatchedEnv:
 
     # ----------------------------------------------------------------- public API
     def reset(self, seed: int | None = None) -> dict[str, Any]:
-        """Deal ``batch_size`` games; same seed, same batch of games."""
+        """Deal ``batch_size`` games; same seed, same batch of games. A seed that is not an
+        integer from 0 to 2**64 - 1 is refused before anything changes."""
         if seed is not None:
-            self.generator.manual_seed(int(seed))
+            self.generator.manual_seed(checked_seed(seed))
         else:
             self.generator.seed()
         self.game_state = self.game.new_games(
             self.batch_size, self.generator, self._start_seats(self.batch_size)
         )
         self.steps = torch.zeros(self.batch_size, dtype=torch.int64, device=self.device)
-        zeros = torch.zeros(self.batch_size, dtype=torch.bool, device=self.device)
         reward = torch.zeros(self.batch_size, self.num_players, device=self.device)
-        return self._output(reward, zeros, zeros, {})
+        return self._output(reward, self._no_rows(), self._no_rows(), {})
 
     def step(self, actions: torch.Tensor) -> dict[str, Any]:
         """Play ``actions[b]`` for the acting seat of game ``b``; finished games restart."""
@@ -162,7 +187,7 @@ class BatchedEnv:
         any_illegal = bool(illegal.any())
         if any_illegal and self.options.illegal_action == "raise":
             self._raise_illegal(actions, illegal, mask)
-        seat = self.game.acting_seat(self.game_state)
+        seat = self._acting_seat()
         before = clone_state(self.game_state) if any_illegal else None
         if any_illegal:  # penalty mode: the offending rows play any legal action, then are restored
             actions = torch.where(legal, actions, mask.to(torch.int8).argmax(dim=1))
@@ -187,6 +212,14 @@ class BatchedEnv:
         return self.game.encode_state(self.game_state)
 
     # ----------------------------------------------------------------- helpers
+    def _acting_seat(self) -> torch.Tensor:
+        """A copy of the game's acting seats: neither the caller nor a later in-place write
+        into the state can change the other's."""
+        return self.game.acting_seat(self.game_state).clone()
+
+    def _no_rows(self) -> torch.Tensor:
+        return torch.zeros(self.batch_size, dtype=torch.bool, device=self.device)
+
     def _start_seats(self, rows: int) -> torch.Tensor:
         if self.options.start_seat == "first":
             return torch.zeros(rows, dtype=torch.int64, device=self.device)
@@ -214,7 +247,7 @@ class BatchedEnv:
         truncated: torch.Tensor,
         figures: dict[str, torch.Tensor],
     ) -> dict[str, Any]:
-        seat = self.game.acting_seat(self.game_state)
+        seat = self._acting_seat()
         self._mask = self.game.legal_mask(self.game_state)
         return {
             "observation": self.game.observe(self.game_state, seat),

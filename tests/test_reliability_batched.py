@@ -1,0 +1,222 @@
+"""Issue 29 on the batched engines: one device however it is spelled (item 1), outputs that do
+not alias the engine's state (item 6), and bad arguments refused up front with a ConfigError
+that leaves the engine as it was (item 7)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import envs
+from agents.batched import BatchedRandom
+from envs.core.errors import ConfigError
+from envs.registry import torch_device
+from eval import batched as eval_batched
+
+HORSEMAN = "headless_horseman_v1"
+
+
+def first_legal(out: dict) -> torch.Tensor:
+    return out["action_mask"].to(torch.int8).argmax(dim=1)
+
+
+def state_tensors(benv) -> dict[str, torch.Tensor]:
+    state = benv.game_state
+    return {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+
+
+def output_tensors(out: dict) -> dict[str, torch.Tensor]:
+    flat = {k: v for k, v in out.items() if isinstance(v, torch.Tensor)}
+    flat.update({f"figures.{k}": v for k, v in out["figures"].items()})
+    return flat
+
+
+def assert_same_games(a, b) -> None:
+    ours, theirs = state_tensors(a), state_tensors(b)
+    for name, value in ours.items():
+        assert torch.equal(value, theirs[name]), name
+    assert torch.equal(a.steps, b.steps)
+    assert torch.equal(a.generator.get_state(), b.generator.get_state())
+
+
+# ------------------------------------------------------------------- item 1: devices
+@pytest.mark.parametrize("spelling", ["cpu", "cpu:0", torch.device("cpu"), torch.device("cpu:0")])
+def test_every_cpu_spelling_is_the_device_cpu_tensors_report(spelling):
+    assert torch_device(spelling) == torch.device("cpu")
+    assert torch_device(spelling) == torch.zeros(1, device=spelling).device
+
+
+@pytest.mark.parametrize(
+    "built, acting", [("cpu:0", "cpu"), ("cpu", "cpu:0"), (torch.device("cpu:0"), "cpu")]
+)
+def test_an_engine_takes_actions_on_any_spelling_of_its_device(built, acting):
+    benv = envs.make_batched(HORSEMAN, 2, batch_size=4, device=built)
+    out = benv.reset(seed=0)
+    out = benv.step(first_legal(out).to(acting))
+    assert all(v.device == benv.device for v in output_tensors(out).values())
+
+
+def test_a_batched_training_run_on_cpu0_trains(tmp_path):
+    """``--set engine=batched --set device=cpu:0``: the trainer's own actions are taken."""
+    from tests.test_train_batched import tiny_batched
+    from train.config import parse_config
+    from train.ppo import train
+    from train.runlog import RunLog
+
+    config = parse_config(tiny_batched(HORSEMAN, tmp_path, device="cpu:0", total_steps=1024))
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    assert checkpoint.exists()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+def test_cuda_and_cuda0_are_one_device():
+    assert torch_device("cuda") == torch.zeros(1, device="cuda").device
+    for built, acting in (("cuda", "cuda:0"), ("cuda:0", "cuda")):
+        benv = envs.make_batched(HORSEMAN, 2, batch_size=4, device=built)
+        out = benv.step(first_legal(benv.reset(seed=0)).to(acting))
+        assert out["observation"].device == benv.device
+
+
+@pytest.mark.parametrize(
+    "device, match",
+    [
+        ("cuda", "CUDA is not available here"),
+        ("cuda:0", "CUDA is not available here"),
+        ("tpu9", "device must name a torch device such as 'cpu'"),
+        (0, "device must name a torch device"),
+        ("meta", "the batched engines run on 'cpu', 'cuda' or 'cuda:<index>'"),
+    ],
+)
+def test_a_device_that_cannot_work_is_a_config_error(device, match, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ConfigError, match=match):
+        envs.make_batched(HORSEMAN, 2, batch_size=4, device=device)
+
+
+# ------------------------------------------------------------------- item 6: aliasing
+def stepped_twins(env_id: str, n: int, options: dict | None = None, batch: int = 8):
+    """Two engines of one seed and the first outputs of each."""
+    twins = [envs.make_batched(env_id, n, batch_size=batch, **(options or {})) for _ in (0, 1)]
+    return twins, [benv.reset(seed=3) for benv in twins]
+
+
+def scribble(out: dict) -> None:
+    """Change every tensor of ``out`` in place."""
+    for value in output_tensors(out).values():
+        if value.dtype == torch.bool:
+            value.logical_not_()
+        else:
+            value.add_(1)
+
+
+@pytest.mark.parametrize("env_id", envs.batched_ids())
+def test_no_output_shares_memory_with_the_engine(env_id):
+    (benv, _), (out, _) = stepped_twins(env_id, 2, {"illegal_action": "penalty"})
+    policy = BatchedRandom(2, benv.device, torch.Generator().manual_seed(0))
+    for step in range(40):
+        actions = policy.act(out["observation"], out["action_mask"], out["seat"])
+        actions[step % 8] = -1  # a penalty row now and then: the restoring path too
+        out = benv.step(actions)
+        held = [*state_tensors(benv).values(), benv.steps, benv._mask]
+        storages = {t.untyped_storage().data_ptr() for t in held}
+        for name, value in output_tensors(out).items():
+            assert value.untyped_storage().data_ptr() not in storages, name
+
+
+@pytest.mark.parametrize("env_id", envs.batched_ids())
+def test_changing_outputs_in_place_changes_no_game(env_id):
+    """Every output of ``reset`` and ``step`` scribbled over in one twin; both play on with the
+    same actions (chosen from the clean twin) and stay equal."""
+    (scribbled, clean), (out, clean_out) = stepped_twins(env_id, 3)
+    policy = BatchedRandom(3, clean.device, torch.Generator().manual_seed(1))
+    for _ in range(150):
+        scribble(out)
+        actions = policy.act(clean_out["observation"], clean_out["action_mask"], clean_out["seat"])
+        out, clean_out = scribbled.step(actions), clean.step(actions)
+        assert_same_games(scribbled, clean)
+        for name, value in output_tensors(clean_out).items():
+            assert torch.equal(output_tensors(out)[name], value), name
+
+
+def test_a_held_seat_is_not_changed_by_later_steps():
+    """A caller that keeps ``out["seat"]`` (a rollout buffer) keeps what it was given."""
+    benv = envs.make_batched("hocus_pocus_v1", 4, batch_size=16)
+    out = benv.reset(seed=0)
+    policy = BatchedRandom(4, benv.device, torch.Generator().manual_seed(0))
+    for _ in range(30):
+        seat, kept = out["seat"], out["seat"].clone()
+        out = benv.step(policy.act(out["observation"], out["action_mask"], out["seat"]))
+        assert torch.equal(seat, kept)
+
+
+# ------------------------------------------------------------------- item 7: bad arguments
+@pytest.mark.parametrize("seed", [2**64, -1, "abc", float("nan"), 1.5, True])
+def test_a_bad_seed_is_refused_and_the_engine_left_as_it_was(seed):
+    (benv, twin), (out, _) = stepped_twins(HORSEMAN, 2)
+    benv.step(first_legal(out))
+    out = twin.step(first_legal(out))
+    with pytest.raises(ConfigError, match=r"seed must be None or an integer from 0 to 2\*\*64 - 1"):
+        benv.reset(seed=seed)
+    assert_same_games(benv, twin)
+    assert_same_games_after_a_step(benv, twin, out)
+
+
+def assert_same_games_after_a_step(benv, twin, out) -> None:
+    actions = first_legal(out)
+    assert torch.equal(benv.step(actions)["observation"], twin.step(actions)["observation"])
+    assert_same_games(benv, twin)
+
+
+@pytest.mark.parametrize("seed", [0, 2**64 - 1, np.int64(7)])
+def test_every_seed_a_generator_takes_is_accepted(seed):
+    (benv, twin), _ = stepped_twins(HORSEMAN, 2)
+    benv.reset(seed=seed)
+    twin.reset(seed=int(seed))
+    assert_same_games(benv, twin)
+
+
+@pytest.mark.parametrize("batch_size", [2**70, 2**20 + 1, 0, -3, 2.0, "8", True])
+def test_a_bad_batch_size_is_a_config_error(batch_size):
+    with pytest.raises(ConfigError, match=r"batch_size must be an integer from 1 to 1,048,576"):
+        envs.make_batched(HORSEMAN, 2, batch_size=batch_size)
+
+
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--threads", "-1"], r"--threads must be 0 \(one per core\) to 256, got -1"),
+        (["--threads", "300"], r"--threads must be 0 \(one per core\) to 256, got 300"),
+        (["--seed", str(2**70)], r"seed must be an integer from 0 to 2\*\*64 - 1"),
+        (["--seed", "-1"], r"seed must be an integer from 0 to 2\*\*64 - 1"),
+        (["--seed", str(2**64 - 2), "--games", "3", "--chunk", "1"], r"2\*\*64 - 3 \(chunk c"),
+    ],
+)
+def test_eval_batched_refuses_bad_threads_and_seeds_before_any_game(extra, match, tmp_path):
+    out = tmp_path / "report"
+    with pytest.raises(ConfigError, match=match):
+        eval_batched.main(["hexenflug_v1", "random", "random", "--out", str(out), *extra])
+    assert not out.exists()
+
+
+def test_eval_batched_threads_0_is_one_per_core():
+    eval_batched.main(["hexenflug_v1", "random", "random", "--games", "2", "--threads", "0"])
+    assert torch.get_num_threads() == os.cpu_count()
+
+
+def test_eval_batched_seed_too_large_is_one_line_without_a_traceback():
+    done = subprocess.run(
+        [sys.executable, "-m", "eval.batched", "hexenflug_v1", "random", "random"]
+        + ["--seed", str(2**70)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert done.stderr.strip().count("\n") == 0, done.stderr
+    assert done.stderr.startswith("error: seed must be an integer from 0 to 2**64 - 1")
