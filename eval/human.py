@@ -4,13 +4,14 @@ python -m eval.play --env ID --players N --seat K [--partners SPEC...] [--seed S
 
 The person plays seat K; the other seats play ``--partners`` (one agent spec for every other
 seat, or one per other seat in seat order; default: the game's first heuristic). At each of the
-person's decisions the command shows what the others did since (in simultaneous games only once
-every seat has chosen, so no hidden choice is shown early), seat K's private view
-(``render_for``) and the legal actions by number and name. Type a number or a name; anything else
-is asked again. ``q``, Ctrl-C or the end of the input abandons the game unsaved (an unfinished
-game is no record: a record replays to the game's end). A finished game is saved as a record
-(default ``runs/play/<env>_seed<S>.jsonl``; the path is checked before the game starts) that
-``python -m eval.replay`` and ``python -m eval.viewer`` read.
+person's decisions the command shows what the others did since, as seat K may see it (another
+seat's secret choice, a card passed or chosen face down, reads as its public text: see
+:mod:`envs.core.views`; in simultaneous games only once every seat has chosen), seat K's private
+view (``render_for``, also at the end) and the legal actions by number and name. Type a number
+or a name; anything else is asked again. ``q``, Ctrl-C or the end of the input abandons the game
+unsaved (an unfinished game is no record: a record replays to the game's end). A finished game
+is saved as a record (default ``runs/play/<env>_seed<S>.jsonl``; the path is checked before the
+game starts) that ``python -m eval.replay`` and ``python -m eval.viewer`` read.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
+from envs.core.views import seen_action
 from eval.config import SEED_LIMIT
 from eval.demo import default_agent
 from eval.records import GameRecord, Recorder, check_output, seed_problem, write_games
@@ -136,12 +138,12 @@ def play_human(
                 return None
         else:
             action = agents[name].act(obs["observation"], obs["action_mask"])
-        hidden.append(f"{name}: {base.rules.action_name(int(action))}")
+        hidden.append(seen_action(base, int(action), seat))
         env.step(action)
         if not base.rules.mid_step(base.game):
             seen, hidden = seen + hidden, []
     record = env.record
-    say("\n".join(seen) + f"\n\n=== game over ===\n{env.render()}\n")
+    say("\n".join(seen) + f"\n\n=== game over ===\n{base.render_for(you)}\n")
     say(f"result: {record.end['info'][seat]}; returns {record.end['returns']}")
     return record
 

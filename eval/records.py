@@ -39,7 +39,7 @@ import json
 import os
 import reprlib
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -501,11 +501,17 @@ def make_env(game: GameRecord, render: bool = False):
         raise game.error(None, f"cannot make the env: {err}") from None
 
 
-def replay(game: GameRecord, render: bool = False) -> Iterator[tuple[int, Any]]:
+def replay(
+    game: GameRecord,
+    render: bool = False,
+    before: Callable[[Any, dict[str, Any]], None] | None = None,
+) -> Iterator[tuple[int, Any]]:
     """Replay ``game`` through the reference env, checking every step (module docstring).
 
     Yields ``(steps_done, env)`` after the reset (0) and after every step; the final checks run
-    when the iteration ends. Raises :class:`RecordError` at the first difference."""
+    when the iteration ends. ``before(env, line)``, if given, sees the env before each step, once
+    the step's line (seat, action, name) is checked. Raises :class:`RecordError` at the first
+    difference."""
     env = make_env(game, render)
     base = env.unwrapped
     env.reset(seed=game.header["seed"])
@@ -537,6 +543,8 @@ def replay(game: GameRecord, render: bool = False) -> Iterator[tuple[int, Any]]:
             raise game.error(
                 k, f"action {action} is named {name!r}, the record says {shown(line['n'])}"
             )
+        if before is not None:
+            before(env, line)
         env.step(action)
         rewards = [env.rewards.get(a, 0.0) for a in base.possible_agents]
         expected = line.get("r", [0.0] * len(rewards))
@@ -624,8 +632,9 @@ def rebuild(
 
 @dataclass(frozen=True)
 class Kept:
-    """A game an evaluation may save: its ``score`` (higher is better for the lineup's first
-    agent), seed, who sat where, its actions and its returns (to check the rebuilt record)."""
+    """A game an evaluation may save: its ``score`` (the lineup's measure: the team's figure, or
+    the first agent's score margin; :func:`select` knows which way is better), seed, who sat
+    where, its actions and its returns (to check the rebuilt record)."""
 
     score: float
     seed: int
@@ -634,18 +643,27 @@ class Kept:
     returns: tuple[float, ...]
 
 
-def select(candidates: Iterable[Kept], n: int) -> list[tuple[Kept, str]]:
+def select(
+    candidates: Iterable[Kept], n: int, lower_is_better: bool | None = None
+) -> list[tuple[Kept, str]]:
     """Up to ``n`` games with why each was kept: the best and the worst by score (ties: the
-    lowest seed), then the lowest seeds. The same whatever order or chunks they came in, so
-    selecting the selections of parts gives the selection of the whole."""
+    lowest seed), then the lowest seeds. The best is the highest score, or the lowest where
+    ``lower_is_better`` (the Horseman's scares, Voodoo Mania's points). Without a direction
+    (``None``, as when an evaluation's chunks are cut down before the whole is seen), both ends
+    are kept, as ``highest`` and ``lowest``, even for ``n = 1``. The same whatever order or
+    chunks the games came in, so selecting the selections of parts gives the selection of the
+    whole, whichever way the measure points."""
     pool = sorted(candidates, key=lambda k: k.seed)
-    chosen: list[tuple[Kept, str]] = []
-    if n >= 1 and pool:
-        best = max(pool, key=lambda k: (k.score, -k.seed))
-        worst = min(pool, key=lambda k: (k.score, k.seed))
-        chosen.append((best, "best"))
-        if n >= 2 and worst is not best:
-            chosen.append((worst, "worst"))
+    if n < 1 or not pool:
+        return []
+    high = max(pool, key=lambda k: (k.score, -k.seed))
+    low = min(pool, key=lambda k: (k.score, k.seed))
+    if lower_is_better is None:
+        ends, n = [(high, "highest"), (low, "lowest")], max(n, 2)
+    else:
+        best, worst = (low, high) if lower_is_better else (high, low)
+        ends = [(best, "best"), (worst, "worst")][:n]
+    chosen = [ends[0], *(end for end in ends[1:] if end[0] is not ends[0][0])]
     taken = {k.seed for k, _ in chosen}
-    chosen += [(k, "first seeds") for k in pool if k.seed not in taken][: max(0, n - len(chosen))]
+    chosen += [(k, "first seeds") for k in pool if k.seed not in taken][: n - len(chosen)]
     return chosen

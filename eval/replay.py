@@ -4,7 +4,8 @@ python -m eval.replay FILE [--game K] [--seat N] [--step S] [--all]
 
 The record is replayed through the reference env and checked as it goes (a record that does not
 replay stops with the file, line and step). Interactively, each step shows the whole table (or
-seat N's private view with ``--seat``), the action taken with its name and the rewards; keys:
+seat N's private view with ``--seat``: only what seat N could know then, so another seat's secret
+choice reads as "player_1 plays a card face down"), the action taken and the rewards; keys:
 Enter or ``n`` next, ``b`` back, ``g S`` go to step S, ``v N`` seat N's view, ``t`` the table,
 ``q`` quit. With ``--all``, or when the input is not a terminal, every step is printed at once.
 """
@@ -18,15 +19,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from envs.core.errors import ConfigError, run_command
+from envs.core.views import figures, seen_action
 from eval.records import GameRecord, jsonable, read_games, replay
 
 
 @dataclass(frozen=True)
 class Frame:
     """The table after ``step`` decisions: ``table`` (the whole table as text), ``views`` (each
-    seat's private view), ``info`` (each seat's info), ``returns`` (each seat's return so far),
-    ``to_act`` (the seat to decide, ``None`` once over) and the step's ``action`` (the record's
-    step line: seat ``s``, action ``a``, name ``n``; ``None`` for the dealt table)."""
+    seat's private view), ``info`` (each seat's figures, from the game state), ``returns``
+    (each seat's return so far), ``to_act`` (the seat to decide, ``None`` once over), the step's
+    ``action`` (the record's step line: seat ``s``, action ``a``, name ``n``; ``None`` for the
+    dealt table) and what was seen of it: ``move`` by the whole table, ``seen`` by each seat
+    (:func:`envs.core.views.seen_action`: a secret action reads as its public text in the others'
+    views; empty for the dealt table)."""
 
     step: int
     table: str
@@ -35,27 +40,40 @@ class Frame:
     returns: tuple[float, ...]
     to_act: int | None
     action: dict[str, Any] | None
+    move: str = ""
+    seen: tuple[str, ...] = ()
 
 
 def frames(game: GameRecord) -> list[Frame]:
     """Every table of ``game``, from the deal to the end, replayed and checked."""
     out: list[Frame] = []
-    returns = [0.0] * game.header["players"]
-    for done, env in replay(game, render=True):
+    players = game.header["players"]
+    returns = [0.0] * players
+    moves: list[tuple[str, tuple[str, ...]]] = []
+
+    def look(env, line: dict[str, Any]) -> None:
+        action = line["a"]
+        seats = tuple(seen_action(env, action, seat) for seat in range(players))
+        moves.append((seen_action(env, action, None), seats))
+
+    for done, env in replay(game, render=True, before=look):
         base = env.unwrapped
         line = game.steps[done - 1] if done else None
         if line and "r" in line:
             returns = [x + y for x, y in zip(returns, line["r"], strict=True)]
         over = all(base.terminations[a] or base.truncations[a] for a in base.possible_agents)
+        move, seen = moves[done - 1] if done else ("", ())
         out.append(
             Frame(
                 step=done,
                 table=env.render(),
                 views=tuple(base.render_for(a) for a in base.possible_agents),
-                info=tuple(jsonable(base.infos[a]) for a in base.possible_agents),
+                info=tuple(jsonable(x) for x in figures(env)),
                 returns=tuple(returns),
                 to_act=None if over else base.possible_agents.index(env.agent_selection),
                 action=line,
+                move=move,
+                seen=seen,
             )
         )
     return out
@@ -69,11 +87,11 @@ def describe(game: GameRecord) -> str:
 
 
 def show(frame: Frame, total: int, seat: int | None) -> str:
-    """A frame as text: a heading (step, action, rewards, who acts next) and the table or
-    ``seat``'s view."""
+    """A frame as text: a heading (step, the action as the table or ``seat`` saw it, rewards,
+    who acts next) and the table or ``seat``'s view."""
     head = f"--- step {frame.step}/{total}"
     if frame.action:
-        head += f" · player_{frame.action['s']}: {frame.action['n']} (action {frame.action['a']})"
+        head += f" · {frame.move if seat is None else frame.seen[seat]}"
         if "r" in frame.action:
             head += f" · rewards {frame.action['r']}"
     head += " · game over" if frame.to_act is None else f" · player_{frame.to_act} to act"

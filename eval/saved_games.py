@@ -1,11 +1,14 @@
 """An evaluation's saved games (``save_games: N``): which games to keep, their records and page.
 
 Every game of a lineup is played through an :class:`~eval.records.ActionLog` (its actions only);
-each chunk of seeds keeps its candidates and the whole run keeps, per lineup, the best and the
-worst game by score and then the first seeds (:func:`eval.records.select`, the same whatever the
-workers). The kept games are played again from their seeds and actions into full records, each
-checked against the returns of the game it repeats, and written to ``games.jsonl`` beside the
-viewer page ``games.html`` in the run folder.
+each chunk of seeds keeps its candidates (both ends by score, then the first seeds) and the whole
+run keeps, per lineup, the best and the worst game by score and then the first seeds
+(:func:`eval.records.select`, the same whatever the workers). Best follows the measure's
+direction (the game's ``lower_is_better`` in :mod:`envs.registry`): the fewest scares in the
+Headless Horseman, the lowest margin of points in Voodoo Mania, the most of anything else. The
+kept games are played again from their seeds and actions into full records, each checked against
+the returns of the game it repeats, and written to ``games.jsonl`` beside the viewer page
+``games.html`` in the run folder.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import envs
 from eval.play import GameResult
 from eval.records import Kept, rebuild, select, write_games
 from eval.viewer import write_page
@@ -64,9 +68,16 @@ def save(
     """Rebuild and write the kept games of every lineup (label -> (players, what the score
     measures, candidates)) to ``folder``; the viewer page's path."""
     games = []
+    lower = envs.spec(env_id).lower_is_better
     for label, (players, measured, candidates) in kept.items():
-        for game, why in select(candidates, per_lineup):
-            meta = {"lineup": label, "kept": why, "score": game.score, "score_is": measured}
+        for game, why in select(candidates, per_lineup, lower):
+            meta = {
+                "lineup": label,
+                "kept": why,
+                "score": game.score,
+                "score_is": measured,
+                "better": "lower" if lower else "higher",
+            }
             record = rebuild(
                 env_id,
                 players,

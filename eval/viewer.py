@@ -9,8 +9,11 @@ itself stays small. A game or file that cannot be replayed is listed with its er
 Page data (JSON inside the page): ``strings`` (every distinct text line, action name and figures
 panel, stored once) and ``games``: per game ``title``, ``env``, ``players``, ``views`` (view
 names: ``table``, ``player_0``, ...), ``error`` (or ``null``) and per frame ``act`` (``null`` or
-``[seat, action, name id, rewards or null]``), ``panel`` (``[seat to act or null, id of the
-returns' JSON, id of each seat's info JSON...]``) and per view ``text`` (see :func:`delta`).
+``[seat, action, name id, rewards or null]``), ``seen`` (``null`` or per view the id of the
+action's text as that view shows it: a secret action reads as its public text in the other seats'
+views, see :mod:`envs.core.views`), ``panel`` (``[seat to act or null, id of the returns' JSON,
+id of each seat's info JSON...]``, every seat's figures from the game state) and per view
+``text`` (see :func:`delta`).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def encode_game(game: GameRecord, shown: list[Frame], strings: Strings) -> dict[
     players = game.header["players"]
     views: list[list[Any]] = [[] for _ in range(players + 1)]
     previous: list[list[int]] = [[] for _ in range(players + 1)]
-    acts, panels = [], []
+    acts, seen, panels = [], [], []
     for frame in shown:
         for v, text in enumerate((frame.table, *frame.views)):
             ids = [strings.id(line) for line in text.split("\n")]
@@ -54,6 +57,7 @@ def encode_game(game: GameRecord, shown: list[Frame], strings: Strings) -> dict[
             previous[v] = ids
         a = frame.action
         acts.append(None if a is None else [a["s"], a["a"], strings.id(a["n"]), a.get("r")])
+        seen.append(None if a is None else [strings.id(t) for t in (frame.move, *frame.seen)])
         figures = [frame.returns, *frame.info]
         panels.append([frame.to_act, *(strings.id(_dumps(x)) for x in figures)])
     return {
@@ -61,6 +65,7 @@ def encode_game(game: GameRecord, shown: list[Frame], strings: Strings) -> dict[
         "views": ["table"] + [f"player_{i}" for i in range(players)],
         "error": None,
         "act": acts,
+        "seen": seen,
         "panel": panels,
         "text": views,
     }
@@ -97,7 +102,15 @@ def _heading(game: GameRecord) -> dict[str, Any]:
 
 def failed(title: str, error: str, source: str) -> dict[str, Any]:
     """A page entry for a game or file that cannot be drawn: its title and the error."""
-    return {"title": title, "source": source, "error": error, "views": [], "act": [], "text": []}
+    return {
+        "title": title,
+        "source": source,
+        "error": error,
+        "views": [],
+        "act": [],
+        "seen": [],
+        "text": [],
+    }
 
 
 def page_data(paths: list[str | Path]) -> dict[str, Any]:

@@ -229,15 +229,32 @@ def kept(score: float, seed: int) -> records.Kept:
 
 def test_selection_keeps_best_worst_then_first_seeds_whatever_the_chunks():
     games = [kept(s, seed) for seed, s in enumerate([3, 9, 1, 9, 5, 1, 4])]
-    chosen = records.select(games, 4)
+    chosen = records.select(games, 4, lower_is_better=False)
     assert [(k.seed, why) for k, why in chosen] == [
         (1, "best"),
         (2, "worst"),
         (0, "first seeds"),
         (3, "first seeds"),
     ]
-    parts = records.select(games[:3], 4) + records.select(games[3:], 4)
-    assert records.select([k for k, _ in parts], 4) == chosen
-    assert records.select(games, 1) == [(games[1], "best")]
-    assert records.select([kept(2, 7)], 3) == [(kept(2, 7), "best")]
+    for n in (1, 2, 4):
+        for lower in (False, True):
+            parts = records.select(games[:3], n) + records.select(games[3:], n)
+            whole = records.select(games, n, lower)
+            assert records.select([k for k, _ in parts], n, lower) == whole
+    assert records.select(games, 1, False) == [(games[1], "best")]
+    assert records.select([kept(2, 7)], 3, False) == [(kept(2, 7), "best")]
     assert records.select(games, 0) == []
+
+
+def test_where_less_is_better_the_best_game_is_the_lowest_score():
+    """The Horseman's scares, Voodoo Mania's points: best is the least (issue 31)."""
+    games = [kept(s, seed) for seed, s in enumerate([3, 9, 1, 9, 5, 1, 4])]
+    chosen = records.select(games, 3, lower_is_better=True)
+    assert [(k.seed, why) for k, why in chosen] == [(2, "best"), (1, "worst"), (0, "first seeds")]
+    assert records.select(games, 1, lower_is_better=True) == [(games[2], "best")]
+    # Without a direction (an evaluation's chunks), both ends survive even for one game.
+    assert [why for _, why in records.select(games, 1)] == ["highest", "lowest"]
+    assert envs.spec("headless_horseman_v1").lower_is_better
+    assert envs.spec("voodoo_mania_v1").lower_is_better
+    assert not envs.spec("hocus_pocus_v1").lower_is_better
+    assert not envs.spec("hexenflug_v1").lower_is_better

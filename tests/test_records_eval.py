@@ -60,9 +60,13 @@ def test_saved_games_are_the_evaluated_games_best_and_worst_first(env_id, tmp_pa
         lineup = games[i : i + 3]
         scores = [g.header["meta"]["score"] for g in lineup]
         kept = [g.header["meta"]["kept"] for g in lineup]
-        assert kept[0] == "best" and scores[0] == max(scores)
+        best, worst = (min, max) if spec.lower_is_better else (max, min)
+        assert kept[0] == "best" and scores[0] == best(scores)
+        assert {g.header["meta"]["better"] for g in lineup} == {
+            "lower" if spec.lower_is_better else "higher"
+        }
         if "worst" in kept:  # unless every game scored the same
-            assert kept[1] == "worst" and scores[1] == min(scores)
+            assert kept[1] == "worst" and scores[1] == worst(scores)
         seeds = [g.header["seed"] for g in lineup]
         firsts = [seed for seed, why in zip(seeds, kept, strict=True) if why == "first seeds"]
         others = [seed for seed, why in zip(seeds, kept, strict=True) if why != "first seeds"]

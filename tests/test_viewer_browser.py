@@ -18,6 +18,7 @@ import pytest
 
 import envs
 from agents import HEURISTICS
+from envs.core.views import figures, seen_action
 from eval import records, viewer
 from tests.test_records import record_games
 
@@ -83,7 +84,8 @@ def drawn_figures(page) -> dict[int, dict[str, object]]:
 
 
 def check_drawn(page, game: records.GameRecord, steps: int, seat: int | None) -> None:
-    """The page shows the table (or ``seat``'s view), action and figures after ``steps``."""
+    """The page shows the table (or ``seat``'s view), the action as that view saw it and every
+    seat's figures (from the game state) after ``steps``."""
     env = env_after(game, steps)
     base = env.unwrapped
     expected = env.render() if seat is None else base.render_for(base.possible_agents[seat])
@@ -91,14 +93,16 @@ def check_drawn(page, game: records.GameRecord, steps: int, seat: int | None) ->
     assert page.get_attribute("body", "data-step") == str(steps)
     if steps:
         line = game.steps[steps - 1]
-        assert f"player_{line['s']}: {line['n']} (action {line['a']})" in page.inner_text("#action")
+        seen = seen_action(env_after(game, steps - 1), line["a"], seat)
+        assert seen in page.inner_text("#action")
+        if seen != f"player_{line['s']}: {line['n']} (action {line['a']})":
+            assert line["n"] not in page.inner_text("#action")
     returns = [0.0] * game.header["players"]
     for line in game.steps[:steps]:
         returns = [x + y for x, y in zip(returns, line.get("r", [0.0] * len(returns)), strict=True)]
     for s, row in drawn_figures(page).items():
-        info = base.infos[base.possible_agents[s]]
         assert row.pop("return") == pytest.approx(returns[s])
-        assert row == {k: records.jsonable(v) for k, v in info.items()}
+        assert row == records.jsonable(figures(env)[s])
 
 
 def go(page, step: int) -> None:
@@ -164,7 +168,8 @@ def test_a_game_that_cannot_be_drawn_shows_a_readable_error(page, tmp_path):
     html = viewer.write_page([path], tmp_path / "p.html")
     page.goto(html.resolve().as_uri())
     assert page.is_visible("#error") and page.is_hidden("#board")
-    assert "g.jsonl, line 3, step 2: action 10000 is illegal" in page.inner_text("#error")
+    error = page.inner_text("#error")
+    assert "g.jsonl, line 3, step 2: action 10000 is outside the game's" in error
     page.select_option("#game", "1")
     assert page.is_hidden("#error")
     check_drawn(page, games[1], 0, None)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from envs.core.views import Secret
+from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
 
 if TYPE_CHECKING:
@@ -12,6 +14,15 @@ if TYPE_CHECKING:
 
 def _cards(cards) -> str:
     return " ".join(C.card_name(c) for c in cards) or "-"
+
+
+def secret_action(
+    rules: HeadlessHorsemanRules, state: State, actor: int, action: int
+) -> Secret | None:
+    """Every player chooses a card face down (Each Player Plays a Card): the others see that a
+    card was chosen, not which, until the row is flipped. A seat without a hand has no choice
+    (it plays the draw pile's top card), so that action is public."""
+    return None if action == A.PLAY_TOP else Secret("plays a card face down")
 
 
 def event_text(event: tuple) -> str:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from envs.core.views import Secret
+from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
+from envs.hocus_pocus.phases import Phase
 
 if TYPE_CHECKING:
     from envs.hocus_pocus.rules import HocusPocusRules, State
@@ -15,6 +18,25 @@ QUESTIONS = [f"{c}?" for c in C.COLOURS] + [f"{t}?" for t in C.TYPES]
 def card_text(rules: HocusPocusRules, card: int) -> str:
     icon = " [Binx]" if rules.is_binx[card] else " [Book]" if rules.is_book[card] else ""
     return f"{C.COLOURS[card // 10]} {C.TYPES[(card // 2) % 5]}{icon}"
+
+
+def secret_action(rules: HocusPocusRules, state: State, actor: int, action: int) -> Secret | None:
+    """A card chosen to pass (Come Little Children) or to swap (Daylight Savings Time) is seen by
+    its owner only; its taker sees it once the cards change hands (the last pass of the Spell,
+    the partner's choice of the swap). The Binx holder's hand is face up, so its choices are
+    public, as are discards (the discard pile is face up) and every other action."""
+    if not A.CHOOSE <= action < A.FINISH or actor == state.binx:
+        return None
+    if state.phase == Phase.SPELL_PASS:
+        taker = (actor + 1) % rules.num_players
+        return Secret(
+            f"passes a card to player_{taker}", frozenset() if state.queue else frozenset({taker})
+        )
+    if state.phase == Phase.SWAP_OWN:
+        return Secret(f"chooses a card to swap with player_{state.partner}")
+    if state.phase == Phase.SWAP_PARTNER:
+        return Secret(f"swaps a card with player_{state.turn}", frozenset({state.turn}))
+    return None
 
 
 def event_text(rules: HocusPocusRules, event: tuple) -> str:

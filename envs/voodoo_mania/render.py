@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from envs.core.views import Secret
 from envs.voodoo_mania import components as C
 
 if TYPE_CHECKING:
@@ -13,6 +14,13 @@ if TYPE_CHECKING:
 def side_text(rules: VoodooManiaRules, card: int, side: int) -> str:
     face = rules.deck[card][side]
     return f"#{card}/{side} (no {C.pair_name(face.missing)})"
+
+
+def secret_action(rules: VoodooManiaRules, state: State, actor: int, action: int) -> Secret:
+    """Everyone chooses at once each tick: the others see that a choice was made, not which
+    (wait, play or cycle, and which hand card); the tick's outcome shows in the events (the play
+    that won, with its card, and who cycled a card, not which)."""
+    return Secret("chooses this tick's action in secret")
 
 
 def event_text(rules: VoodooManiaRules, event: tuple) -> str:

@@ -123,7 +123,8 @@
     const act = game.act[step];
     let text = step === 0 ? "The deal" : "";
     if (act) {
-      text = "player_" + act[0] + ": " + data.strings[act[2]] + " (action " + act[1] + ")";
+      // The action as this view saw it: another seat's secret choice reads as its public text.
+      text = data.strings[game.seen[step][state.view]];
       if (act[3]) text += " · rewards " + JSON.stringify(act[3]);
     }
     text += panel.to_act === null ? " · game over" : " · player_" + panel.to_act + " to act";
