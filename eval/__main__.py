@@ -4,15 +4,22 @@ Writes ``results.json``, ``report.md`` and PNG plots to ``<out>/<name>/`` and pr
 table; a progress bar counts the games. ``--quick`` (at most 200 games per lineup) or
 ``--games N`` cuts a run short; the report then says that its figures are rougher.
 ``--update-rules`` also writes the main table into the game's RULES.md (baselines block).
+
+One evaluation at a time writes a run folder (a second one into it stops at once), and every
+file appears whole. An error prints one line (``--debug``: the full traceback first); Ctrl-C
+stops the workers and prints ``interrupted``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import traceback
 from pathlib import Path
 
 from envs.core.docs import update_file
-from envs.core.errors import run_command
+from envs.core.errors import ConfigError, run_command
+from envs.core.folders import lock_folder
 from envs.docs import rules_md
 from eval import harness, report
 from eval.config import load_config, parse_config
@@ -40,7 +47,22 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--update-rules", action="store_true", help="write the main table into the game's RULES.md"
     )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an error (an agent's, say), print the full traceback before the one-line message",
+    )
     args = parser.parse_args(argv)
+    try:
+        return evaluate(args)
+    except ConfigError:
+        if args.debug:
+            traceback.print_exc()
+        raise
+
+
+def evaluate(args: argparse.Namespace) -> dict:
+    """Run the evaluation the parsed command line asks for; print its table."""
     config = load_config(args.config)
     asked = config.games
     games = args.games
@@ -57,14 +79,14 @@ def main(argv: list[str] | None = None) -> dict:
         data = {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
         config = parse_config(data, args.config)
     folder = Path(config.out) / config.name
-    report.prepare(folder)
-    summary = harness.summarize(config, harness.play_all(config))
-    if config.games < asked:
-        summary["note"] = (
-            f"Cut short: {config.games} games per lineup instead of the config's {asked}; the "
-            "figures are rougher (wider intervals) than a full run's."
-        )
-    path = report.write(summary, folder)
+    with lock_folder(folder):  # one evaluation at a time writes the folder
+        summary = harness.summarize(config, harness.play_all(config))
+        if config.games < asked:
+            summary["note"] = (
+                f"Cut short: {config.games} games per lineup instead of the config's {asked}; "
+                "the figures are rougher (wider intervals) than a full run's."
+            )
+        path = report.write(summary, folder)
     table = report.main_table(summary) + (f"\n\n{summary['note']}" if "note" in summary else "")
     print(table)
     print(f"\nreport: {path}")
@@ -74,4 +96,8 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    run_command(main)
+    try:
+        run_command(main)
+    except KeyboardInterrupt:  # Ctrl-C: the workers are stopped (eval.executors)
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

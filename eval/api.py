@@ -19,6 +19,7 @@ from typing import Any
 import envs
 from agents import Agent, check_agent
 from envs.core.errors import ConfigError
+from envs.core.folders import lock_folder
 from eval import harness, report
 from eval.config import parse_config
 
@@ -38,7 +39,8 @@ def evaluate(
 ) -> dict[str, Any]:
     """Play every lineup of ``agents`` at each of ``players`` (default: the game's smallest
     count) on seeds ``seed .. seed + games - 1`` and return the summary; with ``out``, also
-    write ``results.json``, ``report.md`` and the plots to ``out/name``. The arguments mean what
+    write ``results.json``, ``report.md`` and the plots to ``out/name`` (locked while it plays and
+    writes: a second evaluation into it stops at once). The arguments mean what
     the evaluation config's keys mean (:mod:`eval.config`); objects need ``workers=1`` unless
     they can be pickled."""
     specs = {n: a for n, a in agents.items() if isinstance(a, str)}
@@ -66,10 +68,10 @@ def evaluate(
         "name": name,
     }
     config = parse_config(data, "evaluate()", context={"objects": set(objects)})
+    if out is None:
+        return harness.summarize(config, harness.play_all(config, objects, progress=progress))
     folder = Path(config.out) / config.name
-    if out is not None:
-        report.prepare(folder)
-    summary = harness.summarize(config, harness.play_all(config, objects, progress=progress))
-    if out is not None:
+    with lock_folder(folder):  # one evaluation at a time writes the folder
+        summary = harness.summarize(config, harness.play_all(config, objects, progress=progress))
         report.write(summary, folder)
     return summary

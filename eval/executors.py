@@ -5,7 +5,8 @@ yields each chunk's output as it finishes (the harness sorts games by seed, so t
 not change any result):
 
 * ``local``, ``workers: 1``: in this process, in order.
-* ``local``, ``workers: N``: a pool of N spawned processes.
+* ``local``, ``workers: N``: a pool of N spawned processes; an error or ``Ctrl-C`` stops them
+  at once (they ignore ``Ctrl-C`` themselves and print nothing).
 * ``ray``: one Ray task per chunk (1 CPU each), at most ``workers`` in flight, on a local Ray
   instance of ``workers`` CPUs (``ray_address`` empty) or on the cluster at ``ray_address``
   (``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``). A task lost with its worker or node runs
@@ -19,10 +20,13 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
 import socket
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from envs.core.errors import ConfigError
@@ -32,6 +36,12 @@ from envs.core.errors import ConfigError
 RAY_VERSIONS = ((2, 43), (3, 0))
 RAY_INSTALL = "pip install -e '.[ray]' (or '.[rllib]' for the RLlib trainer)"
 CONNECT_SECONDS = 5.0
+# What a client sends first on an HTTP/2 connection (RFC 9113, 3.4): the preface, then its
+# SETTINGS frame (here empty: a 9-byte header of length 0, type 4, no flags, stream 0); a server
+# answers with its own SETTINGS frame.
+SETTINGS = 4
+FRAME_HEADER = 9
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, SETTINGS, 0, 0, 0, 0, 0])
 
 Map = Callable[[Callable[[Any], Any], Iterable[Any]], Iterator[Any]]
 
@@ -57,20 +67,66 @@ def import_ray(field: str) -> Any:
 
 
 def check_address(address: str) -> None:
-    """Fail fast when nothing listens at ``HOST:PORT`` or ``ray://HOST:PORT`` (``auto`` is
-    left to Ray, which fails at once when it finds no cluster)."""
+    """Fail within :data:`CONNECT_SECONDS` unless Ray answers at ``HOST:PORT`` or
+    ``ray://HOST:PORT`` (``auto`` is left to Ray, which fails at once when it finds no cluster).
+    Ray's GCS and its client server speak gRPC, that is HTTP/2: the probe sends the HTTP/2
+    connection preface and needs a SETTINGS frame back, so an HTTP server (Ray's dashboard), a
+    silent port or any other service is refused here instead of leaving ``ray.init`` waiting
+    forever. With ``RAY_USE_TLS`` set, only the connection is checked (the GCS speaks TLS)."""
     if address == "auto":
         return
     host, _, port = address.removeprefix("ray://").rpartition(":")
+    expected = (
+        "expected a Ray cluster: the GCS address that 'ray start --head' prints (HOST:6379), "
+        "or ray://HOST:10001 for Ray Client"
+    )
+    deadline = time.monotonic() + CONNECT_SECONDS
     try:
-        with socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS):
-            pass
+        connection = socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS)
     except (OSError, ValueError) as err:
         raise ConfigError(
             f"ray_address {address!r}: no Ray cluster answers there ({err}); start one with "
             "'ray start --head' and give the address it prints, or leave ray_address empty for "
             "a local Ray instance"
         ) from None
+    with connection:
+        if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+            return
+        try:
+            connection.sendall(HTTP2_PREFACE)
+            reply = _receive(connection, FRAME_HEADER, deadline)
+        except TimeoutError:
+            raise ConfigError(
+                f"ray_address {address!r}: something listens there but sent no answer within "
+                f"{CONNECT_SECONDS:g} s; {expected}"
+            ) from None
+        except OSError:  # reset by the peer
+            reply = b""
+    if len(reply) == FRAME_HEADER and reply[3] == SETTINGS:
+        return
+    if reply:
+        found = (
+            f"the server there answers {reply!r}, not as Ray does (gRPC over HTTP/2); an HTTP "
+            "server such as Ray's dashboard (port 8265) is not a cluster's address"
+        )
+    else:
+        found = "the server there closed the connection without an answer"
+    raise ConfigError(f"ray_address {address!r}: {found}; {expected}")
+
+
+def _receive(connection: socket.socket, size: int, deadline: float) -> bytes:
+    """Up to ``size`` bytes, fewer if the peer closes; :class:`TimeoutError` at ``deadline``."""
+    data = b""
+    while len(data) < size:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        connection.settimeout(left)
+        chunk = connection.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 @contextlib.contextmanager
@@ -161,5 +217,43 @@ def executor(kind: str, workers: int, ray_address: str | None = None) -> Iterato
     else:
         # spawn, not fork: a forked child of a process that has used torch can deadlock
         spawn = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=spawn, initializer=one_thread) as pool:
-            yield pool.map
+        pool = ProcessPoolExecutor(workers, mp_context=spawn, initializer=one_thread)
+        try:
+            yield pool_map(pool)
+        except BaseException:  # an error or Ctrl-C: stop the workers now
+            processes = list(pool._processes.values())  # no public way before Python 3.14
+            pool.shutdown(wait=False)
+            for process in processes:
+                process.terminate()  # the pool then fails the queued chunks, none runs
+            raise
+        pool.shutdown()
+
+
+@contextlib.contextmanager
+def ctrl_c_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while the block runs (in the main thread; elsewhere Python sets no
+    handlers): the processes started meanwhile inherit that for their whole life, so Ctrl-C,
+    which a terminal sends to every process of its group, reaches only the main process, which
+    stops the workers (:func:`executor`), and no worker prints a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def pool_map(pool: ProcessPoolExecutor) -> Map:
+    """A map over ``pool`` yielding outputs as they finish. It cancels nothing when stopped
+    early (unlike ``pool.map``): a cancelled chunk of a pool whose workers are then stopped
+    makes Python 3.11's pool print an InvalidStateError."""
+
+    def run(function: Callable[[Any], Any], jobs: Iterable[Any]) -> Iterator[Any]:
+        with ctrl_c_ignored():  # the workers start now (on the first submits)
+            futures = [pool.submit(function, job) for job in jobs]
+        for future in as_completed(futures):
+            yield future.result()
+
+    return run

@@ -25,7 +25,8 @@ from openskill.models import PlackettLuce
 from tqdm import tqdm
 
 import envs
-from agents import Agent, CheckedAgent, display_names, make_agent
+from agents import Agent, AgentError, CheckedAgent, display_names, make_agent
+from envs.core.errors import IllegalActionError
 from eval import saved_games
 from eval.config import EvalConfig
 from eval.executors import executor
@@ -113,6 +114,40 @@ def _make(name: str, source: str | Agent, env_id: str) -> Agent:
     return CheckedAgent(copy.deepcopy(source), name)
 
 
+class _Seat:
+    """The agent at one seat: each call notes the seat in ``turn[0]``, so that an error names
+    the seat that caused it (see :func:`_play`)."""
+
+    def __init__(self, agent: Agent, seat: str, turn: list[str]) -> None:
+        self.agent, self.seat, self.turn = agent, seat, turn
+
+    def reset(self, seed: int | None = None) -> None:
+        self.turn[0] = self.seat
+        self.agent.reset(seed)
+
+    def act(self, observation: Any, action_mask: Any) -> int:
+        self.turn[0] = self.seat
+        return self.agent.act(observation, action_mask)
+
+
+def _play(env: Any, players: dict[str, Agent], seed: int, seats: list[str]) -> GameResult:
+    """One game (:func:`play_game`). An illegal action, or an agent's error in ``reset`` or
+    ``act``, raises one :class:`AgentError` naming the agent, the seat and the game's seed
+    (``python -m eval --debug`` shows the original traceback)."""
+    turn = [""]
+    by_seat = dict(zip(env.possible_agents, seats, strict=True))
+    seated = {seat: _Seat(agent, seat, turn) for seat, agent in players.items()}
+    try:
+        return play_game(env, seated, seed, seats)
+    except IllegalActionError as err:
+        where = f"(seat {err.agent}, game seed {seed})"
+        raise AgentError(
+            f"agent {by_seat[err.agent]!r} returned an illegal action {where}: {err}"
+        ) from err
+    except AgentError as err:
+        raise AgentError(f"{err} (seat {turn[0]}, game seed {seed})") from err
+
+
 def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult], list[Kept]]:
     """Play some seeds of one lineup; every seat has its own agent object (agents may keep
     memory within a game), made once per seat and agent. With ``save`` games to save per
@@ -131,7 +166,7 @@ def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult], list[Kept]]:
             if (seat, name) not in made:
                 made[seat, name] = _make(name, sources[name], env_id)
             players[seat] = made[seat, name]
-        results.append(play_game(env, players, seed, seats))
+        results.append(_play(env, players, seed, seats))
         if save:
             game = results[-1]
             kept.append(

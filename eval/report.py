@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from envs.core.errors import ConfigError  # noqa: E402
+from envs.core.folders import atomic_file  # noqa: E402
 
 
 def pct(r: dict) -> str:
@@ -280,8 +281,7 @@ def plot_win_rates(summary: dict, path: Path) -> None:
     ax.set_ylabel("win rate (95% CI)")
     ax.set_title(f"{summary['config']['env']}: win rates")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def plot_crossplay(summary: dict, path: Path) -> None:
@@ -315,8 +315,7 @@ def plot_crossplay(summary: dict, path: Path) -> None:
                 ax.set_ylabel("row agent", fontsize=8)
     fig.colorbar(image, ax=axes.ravel().tolist(), label="team win rate")
     fig.suptitle(f"{summary['config']['env']}: cross-play (diagonal: the agent's own team)")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save_figure(fig, path, dpi=110, bbox_inches="tight")
 
 
 def plot_ratings(summary: dict, path: Path) -> None:
@@ -340,8 +339,7 @@ def plot_ratings(summary: dict, path: Path) -> None:
     ax.set_title(f"{summary['config']['env']}: ratings")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def dumps(summary: dict[str, Any]) -> str:
@@ -374,14 +372,30 @@ def prepare(folder: Path) -> None:
 
 
 def write(summary: dict[str, Any], folder: Path) -> Path:
-    """Write results.json, report.md and the plots; return the report's path."""
+    """Write results.json, report.md and the plots, each file whole (:func:`write_text`,
+    :func:`save_figure`); return the report's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "results.json").write_text(dumps(summary))
+    write_text(folder / "results.json", dumps(summary))
     plot_win_rates(summary, folder / "win_rates.png")
     if summary["cooperative"] and has_crossplay(summary):
         plot_crossplay(summary, folder / "crossplay.png")
     if not summary["cooperative"]:
         plot_ratings(summary, folder / "ratings.png")
     report = folder / "report.md"
-    report.write_text(markdown(summary))
+    write_text(report, markdown(summary))
     return report
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a reader never sees half of it)."""
+    with atomic_file(path) as file:
+        file.write(text)
+
+
+def save_figure(fig: Any, path: Path, **options: Any) -> None:
+    """Save ``fig`` as a PNG at ``path`` atomically (``options`` go to ``savefig``) and close it."""
+    try:
+        with atomic_file(path, "wb") as file:
+            fig.savefig(file, format="png", **options)
+    finally:
+        plt.close(fig)

@@ -35,7 +35,8 @@ import numpy as np
 import envs
 from agents import display_names
 from envs.core.errors import ConfigError, run_command
-from eval import harness, report, zsc_report
+from envs.core.folders import lock_folder
+from eval import harness, zsc_report
 from eval.config import EvalConfig, parse_config
 from eval.harness import Lineup
 from eval.play import GameResult
@@ -203,21 +204,22 @@ def run(config: ZscConfig, games: int | None = None, quiet: bool = False) -> dic
     """The whole protocol: the seeds' agents (trained where missing), every lineup, the report
     in ``config.out``; returns the summary (with a note when ``games`` cut the run short)."""
     folder = Path(config.out)
-    report.prepare(folder)
-    runs = seed_runs(config, quiet)
-    eval_config = evaluation_config(config, runs, config.games if games is None else games)
-    lineups = [
-        lineup for _, lineup in plan([r.spec for r in runs], config.partners, config.num_players)
-    ]
-    results = harness.play_all(eval_config, progress=not quiet, only=lineups)
-    summary = summarize(config, runs, results, eval_config)
-    if eval_config.games < config.games:
-        summary["note"] = (
-            f"Cut short: {eval_config.games} games per seat composition instead of the "
-            f"config's {config.games}; the figures are rougher (wider intervals) than a full "
-            "run's."
-        )
-    zsc_report.write(summary, folder)
+    with lock_folder(folder):  # one protocol at a time writes the folder
+        runs = seed_runs(config, quiet)
+        eval_config = evaluation_config(config, runs, config.games if games is None else games)
+        lineups = [
+            lineup
+            for _, lineup in plan([r.spec for r in runs], config.partners, config.num_players)
+        ]
+        results = harness.play_all(eval_config, progress=not quiet, only=lineups)
+        summary = summarize(config, runs, results, eval_config)
+        if eval_config.games < config.games:
+            summary["note"] = (
+                f"Cut short: {eval_config.games} games per seat composition instead of the "
+                f"config's {config.games}; the figures are rougher (wider intervals) than a full "
+                "run's."
+            )
+        zsc_report.write(summary, folder)
     return summary
 
 

@@ -209,8 +209,7 @@ def plot_crossplay(summary: dict, path: Path) -> None:
         fontsize=9,
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report.save_figure(fig, path, dpi=110)
 
 
 def plot_adhoc(summary: dict, path: Path) -> None:
@@ -243,16 +242,15 @@ def plot_adhoc(summary: dict, path: Path) -> None:
     ax.set_title(f"{summary['env']} {summary['players']}p: ad-hoc teamwork (focal seed ×1)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report.save_figure(fig, path, dpi=110)
 
 
 def write(summary: dict[str, Any], folder: Path) -> Path:
     """Write results.json, report.md and both plots into ``folder``; the report's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "results.json").write_text(report.dumps(summary))
+    report.write_text(folder / "results.json", report.dumps(summary))
     plot_crossplay(summary, folder / "crossplay.png")
     plot_adhoc(summary, folder / "adhoc.png")
     path = folder / "report.md"
-    path.write_text(markdown(summary))
+    report.write_text(path, markdown(summary))
     return path

@@ -153,6 +153,7 @@ def test_cli_writes_results_report_and_plots(tmp_path, capsys):
     summary = eval_cli.main([str(path)])
     folder = tmp_path / "coop"
     assert {p.name for p in folder.iterdir()} == {
+        ".lock",  # held while an evaluation writes the folder
         "results.json",
         "report.md",
         "win_rates.png",

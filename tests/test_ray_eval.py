@@ -1,9 +1,11 @@
-"""Evaluation on Ray (eval.executors): config errors, fail-fast addresses, and, with a local Ray
-instance of 2 CPUs started here, results equal to the local executor's, a failed task's own
-error, and cancelled work after an interrupted run."""
+"""Evaluation on Ray (eval.executors): config errors, fail-fast addresses (nothing there, or
+something that is not Ray), and, with a local Ray instance of 2 CPUs started here, its address
+passing the probe, results equal to the local executor's, a failed task's own error, and
+cancelled work after an interrupted run."""
 
 from __future__ import annotations
 
+import re
 import socket
 import sys
 import time
@@ -13,6 +15,7 @@ import pytest
 from envs.core.errors import ConfigError
 from eval import executors, harness
 from eval.config import parse_config
+from tests.test_reliability_eval import http_server, local_server, silent_server
 
 BASE = {
     "env": "hexenflug_v1",
@@ -76,6 +79,21 @@ def test_unreachable_address_fails_fast():
     assert time.perf_counter() - began < executors.CONNECT_SECONDS
 
 
+@pytest.mark.parametrize("answer", [http_server, silent_server], ids=["http", "silent"])
+def test_an_evaluation_where_ray_does_not_answer_fails_within_seconds(monkeypatch, answer):
+    """An HTTP server (as on Ray's dashboard port, 8265) or a silent port at ray_address: the
+    run stops with a ConfigError naming the address and what was expected, instead of
+    waiting forever at 0 games in ray.init."""
+    pytest.importorskip("ray", reason="Ray is optional: pip install -e '.[ray]'")
+    monkeypatch.setattr(executors, "CONNECT_SECONDS", 2.0)
+    with local_server(answer) as address:
+        config = parse_config({**BASE, "executor": "ray", "ray_address": address})
+        began = time.perf_counter()
+        with pytest.raises(ConfigError, match=rf"ray_address '{address}': .*expected a Ray"):
+            harness.play_all(config, progress=False)
+        assert time.perf_counter() - began < 20
+
+
 # ------------------------------------------------------------------ with a local Ray instance
 
 
@@ -85,6 +103,14 @@ def ray_instance():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield ray
     ray.shutdown()
+
+
+def test_a_running_clusters_address_passes_the_probe(ray_instance):
+    """The probe (HTTP/2 preface, SETTINGS back) accepts Ray's own GCS."""
+    address = ray_instance.get_runtime_context().gcs_address
+    executors.check_address(address)
+    with executors.ray_session(address, None, "executor 'ray'") as ray:
+        assert ray is ray_instance  # the session already open, used as it is
 
 
 def test_ray_evaluation_equals_its_local_twin(ray_instance):
@@ -118,7 +144,7 @@ def failing_agent():
 
 
 def test_a_failed_task_raises_its_own_error_and_message(ray_instance):
-    data = {**BASE, "agents": ["random", "broken"]}
+    data = {**BASE, "agents": ["random", "broken"], "games": 10}  # one chunk: one first error
     errors = []
     for executor in ("local", "ray"):
         config = parse_config(
@@ -130,6 +156,7 @@ def test_a_failed_task_raises_its_own_error_and_message(ray_instance):
         errors.append((type(caught.value), str(caught.value)))
     assert errors[0] == errors[1]
     assert "agent 'broken' raised in act: RuntimeError: the broken agent gives up" in errors[1][1]
+    assert re.search(r"\(seat player_[01], game seed 0\)$", errors[1][1])
 
 
 def slow_job(seconds: float) -> float:
