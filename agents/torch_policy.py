@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import importlib
 import io
+import math
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,19 @@ def factored_head(env_id: str) -> type[nn.Module]:
         )
     module, name = FACTORED_HEADS[game].split(":")
     return getattr(importlib.import_module(module), name)
+
+
+def check_prior(prior: str, env_id: str) -> None:
+    """A :class:`ConfigError` unless ``prior`` is a batched heuristic of ``env_id``
+    (``heuristic:<name>``): the priors a policy can have, so that a prior never loads a network
+    (a checkpoint naming itself as its prior would load itself without end)."""
+    from agents.batched import batched_heuristics
+
+    known = [f"heuristic:{name}" for name in batched_heuristics(env_id)]
+    if prior not in known:
+        raise ConfigError(
+            f"prior {prior!r} is not a batched heuristic of {env_id}; priors: {known}"
+        )
 
 
 def mlp(sizes: list[int]) -> nn.Sequential:
@@ -106,6 +121,7 @@ class PolicyNet(nn.Module):
         )
         self.prior = prior
         if prior:
+            check_prior(prior, env_id)
             self.prior_weight = nn.Parameter(torch.tensor(float(prior_weight)))
             self._prior_agents: dict[torch.device, Any] = {}
         self.config = {
@@ -171,13 +187,38 @@ class PolicyNet(nn.Module):
         return self.critic(critic_input).squeeze(-1)
 
 
+_TEMPORARY = re.compile(r"\..+\.([0-9]{1,10})\.tmp", re.ASCII)  # .<name>.<pid>.tmp
+
+
 def save_atomically(data: Any, path: Path) -> None:
-    """``torch.save`` to a temporary file beside ``path``, then rename it over ``path``: a reader
-    (or a run killed mid-save) never sees half a file."""
+    """``torch.save`` to a temporary file ``.<name>.<pid>.tmp`` beside ``path``, then rename it
+    over ``path``: a reader (or a run killed mid-save) never sees half a file; a save cut short
+    leaves the temporary file to :func:`remove_stale_temporaries`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     torch.save(data, temporary)
     os.replace(temporary, path)
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Delete the temporary files that :func:`save_atomically` left in ``folder`` (if it
+    exists) when its process died mid-save (``kill -9``): those whose process is gone."""
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        match = _TEMPORARY.fullmatch(path.name)
+        if match and not _alive(int(match[1])) and path.is_file():
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def load_weights(source: Path | bytes, what: str) -> Any:
@@ -225,25 +266,80 @@ def save_checkpoint(net: PolicyNet, env_id: str, path: Path, extra: dict | None 
 
 
 def load_checkpoint(path: Path) -> tuple[PolicyNet, dict[str, Any]]:
-    """The network and the metadata of a checkpoint, loaded with :func:`load_weights`."""
-    data = load_weights(path, f"torch checkpoint {str(path)!r}")
+    """The network and the metadata of a checkpoint, loaded with :func:`load_weights`. The
+    sizes the metadata declares must be those of the stored tensors (checked on PyTorch's
+    ``meta`` device, which allocates nothing), so a small file cannot make the network it
+    builds large."""
+    where = f"torch checkpoint {str(path)!r}"
+    data = load_weights(path, where)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ConfigError(f"{str(path)!r} is not a Cauldron PyTorch checkpoint ({FORMAT})")
-    net = PolicyNet(
-        data["obs_size"],
-        data["num_actions"],
-        data["hidden"],
-        data["state_size"],
-        data.get("recurrent", 0),
-        data.get("head", "flat"),
-        data["env_id"],
-        data.get("prior", ""),
-        data.get("prior_weight", 0.0),
-        data.get("num_players", 0),
-    )
-    net.load_state_dict(data["state_dict"])
+    arguments = _declared(data, where)
+    try:
+        with torch.device("meta"):
+            expected = PolicyNet(**arguments).state_dict()
+    except ConfigError as err:  # a prior or head the checkpoint cannot have
+        raise ConfigError(f"{where}: {err}") from None
+    stored = data["state_dict"]
+    for key in sorted(expected.keys() | stored.keys(), key=str):
+        declared, saved = _shape(expected, key), _shape(stored, key)
+        if declared != saved:
+            raise ConfigError(
+                f"{where}: its metadata does not match its weights ({str(key)[:100]}: "
+                f"{declared} declared, {saved} stored)"
+            )
+    net = PolicyNet(**arguments)
+    net.load_state_dict(stored)
     net.eval()
     return net, data
+
+
+def _shape(tensors: dict, key: Any) -> str:
+    """How ``tensors[key]`` is shown: its shape, the type of a non-tensor, or none."""
+    if key not in tensors:
+        return "none"
+    value = tensors[key]
+    return str(tuple(value.shape)) if isinstance(value, torch.Tensor) else type(value).__name__
+
+
+def _declared(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """The :class:`PolicyNet` arguments of a checkpoint's metadata, after checking their types:
+    sizes are whole numbers below 2**31, ``hidden`` lists at most as many layers as there are
+    stored tensors, ``prior_weight`` is a finite number."""
+
+    def size(name: str, value: Any, low: int) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value < 2**31:
+            raise ConfigError(f"{where}: {name} must be a whole number from {low} to 2**31 - 1")
+        return value
+
+    stored = data.get("state_dict")
+    if not isinstance(stored, dict):
+        raise ConfigError(f"{where}: state_dict must be a mapping of names to tensors")
+    hidden = data.get("hidden")
+    if not isinstance(hidden, list) or not 1 <= len(hidden) <= len(stored):
+        raise ConfigError(f"{where}: hidden must list the hidden layers' sizes")
+    for key in ("env_id", "head", "prior"):
+        if not isinstance(data.get(key, ""), str):
+            raise ConfigError(f"{where}: {key} must be a string")
+    weight = data.get("prior_weight", 0.0)
+    if (
+        not isinstance(weight, (int, float))
+        or isinstance(weight, bool)
+        or not math.isfinite(weight)
+    ):
+        raise ConfigError(f"{where}: prior_weight must be a finite number")
+    return {
+        "obs_size": size("obs_size", data.get("obs_size"), 1),
+        "num_actions": size("num_actions", data.get("num_actions"), 1),
+        "hidden": [size("hidden", h, 1) for h in hidden],
+        "state_size": size("state_size", data.get("state_size"), 0),
+        "recurrent": size("recurrent", data.get("recurrent", 0), 0),
+        "head": data.get("head", "flat"),
+        "env_id": data.get("env_id", ""),
+        "prior": data.get("prior", ""),
+        "prior_weight": weight,
+        "num_players": size("num_players", data.get("num_players", 0), 0),
+    }
 
 
 class TorchAgent:

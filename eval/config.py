@@ -21,6 +21,7 @@ name: hocus_pocus            # defaults to the config file's stem
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -43,6 +44,11 @@ from eval.executors import import_ray
 M = TypeVar("M", bound=BaseModel)
 MAX_GAMES = 1_000_000
 SEED_LIMIT = 2**31
+MAX_YAML_SIZE = 1_000_000
+"""Characters a YAML document may hold with every alias (``*name``) read out in full: far above
+any config, far below a "billion laughs" (a few hundred bytes of nested aliases that expand to
+gigabytes and hang whatever reads or prints the value)."""
+MAX_PROBLEM = 300  # characters of one validation problem in an error message
 
 
 class EvalConfig(BaseModel):
@@ -132,29 +138,119 @@ class EvalConfig(BaseModel):
         return self
 
 
-def load_model(model: type[M], path: str | Path) -> M:
-    """Read YAML ``path`` into pydantic ``model`` (``name`` defaults to the file's stem)."""
-    path = Path(path)
+class YamlLoader(yaml.SafeLoader):
+    """Plain data only (a SafeLoader), with numbers read as people write them: ``3e-4`` and
+    ``1.5e3`` are floats (as in YAML 1.2), not the strings PyYAML's YAML 1.1 rules make of them.
+    A document that expands beyond :data:`MAX_YAML_SIZE` with its aliases read out, or whose
+    alias sits inside its own anchor, is refused before anything reads it."""
+
+    def get_single_node(self) -> yaml.Node | None:
+        node = super().get_single_node()
+        if node is not None:
+            _check_expanded_size(node)
+        return node
+
+
+YamlLoader.yaml_implicit_resolvers = {
+    first: list(resolvers) for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+YamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def _check_expanded_size(root: yaml.Node) -> None:
+    """Refuse a composed document whose size with aliases read out (a node counts 1, a scalar
+    its length too) exceeds :data:`MAX_YAML_SIZE`, or that contains itself. Each distinct node
+    is measured once (an alias shares its anchor's node), so the check is linear in the text."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # nodes whose children are being measured: their ancestors
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, measured = stack.pop()
+        key = id(node)
+        if measured:
+            open_nodes.discard(key)
+            own = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            sizes[key] = 1 + own + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > MAX_YAML_SIZE:
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    f"expands beyond {MAX_YAML_SIZE:,} characters with its aliases (*name) "
+                    "read out",
+                    node.start_mark,
+                )
+        elif key in open_nodes:
+            raise yaml.composer.ComposerError(
+                None, None, "an alias inside its own anchor (a recursive value)", node.start_mark
+            )
+        elif key not in sizes:
+            open_nodes.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node))
+
+
+def read_yaml(text: str, where: str) -> Any:
+    """``text`` read with :class:`YamlLoader`; a syntax error, an oversized or recursive
+    document or one nested too deeply is a one-line :class:`ConfigError` naming ``where`` and
+    the line."""
+    try:
+        return yaml.load(text, Loader=YamlLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(f"{where}: not valid YAML{line} ({problem})") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: not valid YAML (nested too deeply)") from None
+
+
+def read_yaml_file(path: Path) -> Any:
+    """The YAML file ``path`` read with :func:`read_yaml`; a missing or unreadable file, or one
+    that is not UTF-8 text, is a one-line :class:`ConfigError`."""
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} not found")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or "cannot be parsed"
-        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {err.object[err.start]:#04x} at offset {err.start})"
+        ) from None
+    except OSError as err:
+        raise ConfigError(f"cannot read {str(path)!r}: {err.strerror}") from None
+    return read_yaml(text, str(path))
+
+
+def load_model(model: type[M], path: str | Path) -> M:
+    """Read YAML ``path`` into pydantic ``model`` (``name`` defaults to the file's stem)."""
+    path = Path(path)
+    data = read_yaml_file(path) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys to values")
     data.setdefault("name", path.stem)
     return parse_model(model, data, str(path))
 
 
+def shorten(text: str, limit: int = MAX_PROBLEM) -> str:
+    """``text``, cut to ``limit`` characters (saying how long it was) if longer."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def parse_model(
     model: type[M], data: dict[str, Any], where: str = "config", context: dict | None = None
 ) -> M:
     """Validate ``data`` (with the validators' ``context``); any problem raises
-    :class:`ConfigError` naming each field."""
+    :class:`ConfigError` naming each field (each problem cut to :data:`MAX_PROBLEM`
+    characters)."""
     try:
         return model.model_validate(data, context=context)
     except ValidationError as err:
@@ -165,7 +261,7 @@ def parse_model(
                 allowed = ", ".join(model.model_fields)
                 problems.append(f"unknown key {field!r} (allowed: {allowed})")
             else:
-                problems.append(f"{field}: {e['msg']}")
+                problems.append(shorten(f"{field}: {e['msg']}"))
         raise ConfigError(f"{where}: " + "; ".join(problems)) from None
 
 

@@ -127,13 +127,15 @@ def test_resume_without_a_saved_state_is_an_error(tmp_path):
 def test_a_fresh_run_clears_the_previous_runs_artifacts_only(tmp_path):
     config = parse_config(tiny("headless_horseman_v1", "torch", tmp_path))
     folder = config.folder
+    with runfolder.claim(config):  # the previous run, which marks the folder as its own
+        pass
     (folder / "checkpoints").mkdir(parents=True)
     (folder / "final_rllib").mkdir()
     for name in ("final.pt", "train_state.pt", "train_state.zip", "checkpoints/step_1.pt"):
         (folder / name).write_text("old")
     (folder / "notes.txt").write_text("mine")
     with runfolder.claim(config):
-        assert sorted(p.name for p in folder.iterdir()) == [".lock", "notes.txt"]
+        assert sorted(p.name for p in folder.iterdir()) == [".cauldron-run", ".lock", "notes.txt"]
 
 
 def test_a_second_run_into_a_locked_folder_fails_fast(tmp_path):

@@ -6,14 +6,19 @@ The run folder ``<out>/<name>/`` (``name`` defaults to ``<config file stem>-seed
 receives the config, ``metrics.csv``, TensorBoard logs (``tb/``), checkpoints,
 ``train_state.pt``, ``final.pt`` or ``final.zip``, and the final evaluation (``evaluation/``:
 report, results and plots). The folder is locked while the run uses it; a fresh run clears what
-a previous run left there, ``resume: true`` continues it (:mod:`train.runfolder`). ``--seeds``
-runs the config once per seed, then prints a table across the seeds (:mod:`train.results`).
+a previous run left there (and refuses a folder with files no run marked as its own),
+``resume: true`` continues it (:mod:`train.runfolder`); Ctrl-C stops with one line saying how
+to resume. ``--seeds`` runs the config once per seed, then prints a table across the seeds
+(:mod:`train.results`).
 ``--evaluate-only`` plays a finished run's final evaluation again, against today's baselines.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -90,6 +95,24 @@ def evaluate_again(config: TrainConfig) -> dict:
     return summary
 
 
+@contextlib.contextmanager
+def interruptible(config: TrainConfig, evaluate_only: bool) -> Iterator[None]:
+    """Ctrl-C in the block ends the command (exit status 130) with one line saying what the run
+    folder keeps and how to go on, not a traceback."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        folder = str(config.folder)
+        if evaluate_only:
+            what = "the evaluation is incomplete: run --evaluate-only again"
+        elif (config.folder / runfolder.STATE).is_file():
+            what = f"{folder} keeps the state of its last evaluation: add --set resume=true"
+        else:
+            what = f"{folder} holds no saved state yet: run again to start afresh"
+        print(f"\ninterrupted: {what}", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
 def parse_seeds(text: str) -> list[int]:
     """``"0,1,2"`` as ``[0, 1, 2]``: distinct seeds of at least 0."""
     try:
@@ -131,7 +154,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict]:
         seeds = list(parse_seeds(args.seeds))
     configs = [load_config(args.config, args.set, seed) for seed in seeds]  # all checked first
     play = evaluate_again if args.evaluate_only else lambda config: run(config, args.quiet)
-    summaries = {str(config.folder): play(config) for config in configs}
+    summaries = {}
+    for config in configs:
+        with interruptible(config, args.evaluate_only):
+            summaries[str(config.folder)] = play(config)
     if args.seeds:
         print("\n" + results.seed_table([config.folder for config in configs]))
     return summaries

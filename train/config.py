@@ -7,21 +7,24 @@ with a message naming the field and what is allowed. The config is saved with th
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
-from eval.config import parse_model
+from eval.config import MAX_GAMES, parse_model, read_yaml, read_yaml_file
 
 RLLIB_FIELDS = ("num_env_runners", "num_learners", "ray_address")
+# Bounds of the numeric fields (every float field must also be finite): far beyond any real run,
+# near enough to refuse a typo or an absurd value at validation rather than deep into a run.
+MAX_STEPS = 10**12  # learner steps
+MAX_WIDTH = 8192  # units of a hidden layer or of the GRU memory
+MAX_DEPTH = 16  # hidden layers
 
 
 def _known_keys(model: type[BaseModel], data: Any, where: str) -> Any:
@@ -43,25 +46,26 @@ class WarmStart(BaseModel):
     the masked logits on its (observation, mask, action) records for ``epochs`` passes, and the
     critic on the records' discounted returns."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
     agent: str = Field(
         min_length=1, description="the demonstrator: any agent spec, e.g. heuristic:greedy"
     )
     games: int = Field(ge=1, le=1_000_000, description="demonstration games to record")
     epochs: int = Field(5, ge=1, le=1000, description="passes over the records")
-    batch_size: int = Field(512, ge=1, description="records per gradient step")
+    batch_size: int = Field(512, ge=1, le=2**20, description="records per gradient step")
     learning_rate: float = Field(1e-3, gt=0, le=1, description="Adam step size of the cloning")
     critic: bool = Field(True, description="also fit the critic to the records' returns")
     bc_coef: float = Field(
         0.0,
         ge=0,
+        le=100,
         description="torch trainer: weight of a cloning loss on the records added to PPO's "
         "loss, annealed linearly to 0 over bc_steps learner steps (0: none), so that PPO does "
         "not unlearn the demonstrator at once",
     )
     bc_steps: int = Field(
-        1_000_000, ge=1, description="learner steps over which bc_coef decays to 0"
+        1_000_000, ge=1, le=MAX_STEPS, description="learner steps over which bc_coef decays to 0"
     )
 
     @model_validator(mode="before")
@@ -74,10 +78,13 @@ class Stage(BaseModel):
     """One curriculum stage (:mod:`train.curriculum`): ``options`` merged over the config's
     ``options`` while the learner's step count is below ``until_step``."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
     until_step: int | None = Field(
-        None, ge=1, description="the stage ends at this learner step (the last may omit it)"
+        None,
+        ge=1,
+        le=MAX_STEPS,
+        description="the stage ends at this learner step (the last may omit it)",
     )
     options: dict[str, Any] = Field(
         default_factory=dict, description="environment options of this stage (over `options`)"
@@ -92,7 +99,7 @@ class Stage(BaseModel):
 class TrainConfig(BaseModel):
     """A training run: the game, the trainer, its hyperparameters, evaluation and output."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
     name: str = Field(
         min_length=1,
@@ -111,9 +118,11 @@ class TrainConfig(BaseModel):
         le=2**31 - 1,
         description="seeds every generator of the run (below 2**31: every library takes it)",
     )
-    total_steps: int = Field(100_000, ge=1, description="learner decisions to train for")
+    total_steps: int = Field(
+        100_000, ge=1, le=MAX_STEPS, description="learner decisions to train for"
+    )
     max_minutes: float = Field(
-        0, ge=0, description="also stop after this much training time (0: no limit)"
+        0, ge=0, le=10**6, description="also stop after this much training time (0: no limit)"
     )
     num_envs: int = Field(
         8, ge=1, le=65_536, description="games stepped in lockstep (at most 256 unless batched)"
@@ -143,18 +152,21 @@ class TrainConfig(BaseModel):
         "with AMX or AVX-512 BF16 a batched training step is 1.1-1.9x faster (train.bench); "
         "on other CPUs the products are 8-11x slower than float32 and the run warns",
     )
-    rollout_steps: int = Field(128, ge=1, description="steps per game between updates")
+    rollout_steps: int = Field(128, ge=1, le=65_536, description="steps per game between updates")
     learning_rate: float = Field(3e-4, gt=0, le=1)
     gamma: float = Field(0.99, gt=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
     clip: float = Field(0.2, gt=0, le=1)
-    epochs: int = Field(4, ge=1)
-    minibatches: int = Field(4, ge=1)
-    ent_coef: float = Field(0.01, ge=0)
-    vf_coef: float = Field(0.5, ge=0)
-    max_grad_norm: float = Field(0.5, gt=0)
-    hidden: list[Annotated[int, Field(ge=1)]] = Field(
-        [128, 128], min_length=1, description="hidden layer sizes (each at least 1)"
+    epochs: int = Field(4, ge=1, le=1000)
+    minibatches: int = Field(4, ge=1, description="at most num_envs * rollout_steps, a divisor")
+    ent_coef: float = Field(0.01, ge=0, le=10)
+    vf_coef: float = Field(0.5, ge=0, le=100)
+    max_grad_norm: float = Field(0.5, gt=0, le=10**6)
+    hidden: list[Annotated[int, Field(ge=1, le=MAX_WIDTH)]] = Field(
+        [128, 128],
+        min_length=1,
+        max_length=MAX_DEPTH,
+        description=f"hidden layer sizes (1 to {MAX_DEPTH} layers of 1 to {MAX_WIDTH})",
     )
     head: Literal["flat", "factored"] = Field(
         "flat",
@@ -171,7 +183,10 @@ class TrainConfig(BaseModel):
         "the trained agent then contains the heuristic)",
     )
     prior_weight: float = Field(
-        3.0, description="the prior's logit bonus at the start (learnt from there)"
+        3.0,
+        ge=-1000,
+        le=1000,
+        description="the prior's logit bonus at the start (learnt from there)",
     )
     centralized_critic: bool = Field(False, description="cooperative games: critic reads state()")
     reward_shaping: str = Field(
@@ -179,14 +194,34 @@ class TrainConfig(BaseModel):
         description="package.module:function added to the learner's reward after every move "
         "(train.bridge's hook; reference engine; not used in evaluation)",
     )
-    recurrent: int = Field(0, ge=0, description="GRU memory size of the actor (0: none; torch)")
+    recurrent: int = Field(
+        0, ge=0, le=MAX_WIDTH, description="GRU memory size of the actor (0: none; torch)"
+    )
+    seq_len: int = Field(
+        16,
+        ge=1,
+        description="recurrent: back-propagation through time over sequences of at most this "
+        "many consecutive decisions of one env and seat (burn-in included); at most "
+        "rollout_steps. 1: each decision trains from its stored memory alone",
+    )
+    burn_in: int = Field(
+        0,
+        ge=0,
+        description="recurrent: decisions at a sequence's start (the ones just before its own) "
+        "that only warm the stored memory with the current weights: no loss, no gradient; "
+        "below seq_len",
+    )
     opponents: list[str] = Field(
         default_factory=list, description="competitive games: opponent agent specs"
     )
-    self_play_every: int = Field(0, ge=0, description="updates between self-play snapshots")
-    eval_every: int = Field(10, ge=1, description="updates between evaluations")
-    eval_games: int = Field(50, ge=1, description="games per periodic evaluation")
-    final_eval_games: int = Field(500, ge=1, description="games per pairing at the end")
+    self_play_every: int = Field(
+        0, ge=0, le=10**6, description="updates between self-play snapshots"
+    )
+    eval_every: int = Field(10, ge=1, le=10**6, description="updates between evaluations")
+    eval_games: int = Field(50, ge=1, le=MAX_GAMES, description="games per periodic evaluation")
+    final_eval_games: int = Field(
+        500, ge=1, le=MAX_GAMES, description="games per pairing at the end"
+    )
     num_env_runners: int = Field(
         0, ge=0, le=1024, description="rllib: processes sampling games (0: in the driver)"
     )
@@ -225,9 +260,20 @@ class TrainConfig(BaseModel):
     @field_validator("name")
     @classmethod
     def _plain_name(cls, name: str) -> str:
-        if name in (".", "..") or any(c in name for c in "/\\") or name != name.strip():
-            raise ValueError(f"{name!r} must be a plain folder name (no '/', '\\', '.' or '..')")
+        if name in (".", "..") or any(c in name for c in "/\\?") or name != name.strip():
+            raise ValueError(
+                f"{name!r} must be a plain folder name (no '/', '\\', '?', '.' or '..')"
+            )
         return name
+
+    @field_validator("out")
+    @classmethod
+    def _no_query(cls, out: str) -> str:
+        """The final evaluation names the trained agent ``torch:<out>/<name>/final.pt``, and
+        an agent spec's options start at ``?``."""
+        if "?" in out:
+            raise ValueError(f"{out!r} may not contain '?' (it starts an agent spec's options)")
+        return out
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainConfig:
@@ -285,6 +331,27 @@ class TrainConfig(BaseModel):
             raise ValueError("num_envs * rollout_steps must be divisible by minibatches")
         return self
 
+    @model_validator(mode="after")
+    def _sequences(self) -> TrainConfig:
+        """``seq_len`` and ``burn_in`` (back-propagation through time) only with a memory, a
+        sequence no longer than a rollout, and a burn-in shorter than its sequence."""
+        fields = type(self).model_fields
+        given = [f for f in ("seq_len", "burn_in") if getattr(self, f) != fields[f].default]
+        if not self.recurrent:
+            if given:
+                verb = "needs" if len(given) == 1 else "need"
+                raise ValueError(f"{' and '.join(given)} {verb} recurrent > 0 (a GRU memory)")
+            return self
+        if self.seq_len > self.rollout_steps:
+            default = "" if "seq_len" in given else ", the default"
+            raise ValueError(
+                f"seq_len ({self.seq_len}{default}) must not exceed rollout_steps "
+                f"({self.rollout_steps})"
+            )
+        if self.burn_in >= self.seq_len:
+            raise ValueError(f"burn_in ({self.burn_in}) must be below seq_len ({self.seq_len})")
+        return self
+
     def _check_learning_aids(self) -> None:
         """Warm start and curriculum: the trainers that have them, a known demonstrator, every
         stage's options accepted by the game's own checks, an increasing schedule."""
@@ -325,15 +392,11 @@ class TrainConfig(BaseModel):
 
     def _check_prior(self) -> None:
         """A prior: trainer torch and a heuristic of the game with a batched form."""
-        from agents.batched import batched_heuristics
+        from agents.torch_policy import check_prior
 
         if self.trainer != "torch":
             raise ValueError("prior needs trainer 'torch'")
-        known = [f"heuristic:{name}" for name in batched_heuristics(self.env)]
-        if self.prior not in known:
-            raise ValueError(
-                f"prior {self.prior!r} is not a batched heuristic of {self.env}; priors: {known}"
-            )
+        check_prior(self.prior, self.env)
 
     def _check_batched(self) -> None:
         import torch
@@ -369,33 +432,6 @@ class TrainConfig(BaseModel):
         return Path(self.out) / self.name
 
 
-class _Loader(yaml.SafeLoader):
-    """YAML with numbers read as people write them: ``3e-4`` and ``1.5e3`` are floats (as in
-    YAML 1.2), not the strings PyYAML's YAML 1.1 rules make of them."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: list(resolvers) for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
-
-
-def read_yaml(text: str, where: str) -> Any:
-    """``text`` read as YAML (safe: plain data only); a syntax error is a one-line
-    :class:`ConfigError` naming ``where`` and the line."""
-    try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = f" at line {mark.line + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise ConfigError(f"{where}: not valid YAML{line} ({problem})") from None
-
-
 def apply_override(data: dict[str, Any], pair: str) -> None:
     """Apply ``--set KEY=VALUE`` to a config mapping: VALUE is read as YAML (``64``, ``3e-4``,
     ``[256, 256]``); ``options.NAME=VALUE`` sets one environment option and keeps the others."""
@@ -422,9 +458,7 @@ def load_config(
     given (one run of a seed sweep). Without a ``name``, the run folder is
     ``<file stem>-seed<seed>``; in a seed sweep a given name gets ``-seed<seed>`` too."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} not found")
-    data = read_yaml(path.read_text(), str(path)) or {}
+    data = read_yaml_file(path) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys to values")
     for pair in overrides:

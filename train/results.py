@@ -19,14 +19,16 @@ written. ``--readme`` rewrites the README's ``training`` block;
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from envs.core.docs import update_file
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, run_command
 from eval.stats import bootstrap_mean_interval
 from train import runfolder
 from train.runlog import plot_learning_curve, read_metrics
@@ -61,12 +63,49 @@ def verdict(low: float, high: float, line: float) -> str:
     return "yes" if low > line else "no" if high < line else "not sure"
 
 
+@contextlib.contextmanager
+def reading(folder: Path) -> Iterator[None]:
+    """Read a run folder in the block: a missing folder, or a file missing or damaged in it, is
+    a one-line :class:`ConfigError` naming the folder."""
+    if not folder.is_dir():
+        raise ConfigError(f"{str(folder)!r} is not a folder (a finished training run)")
+    try:
+        yield
+    except ConfigError:
+        raise
+    except OSError as err:
+        raise ConfigError(
+            f"{str(folder)!r}: cannot read {err.filename or 'a file'} ({err.strerror})"
+        ) from None
+    except (
+        ValueError,
+        LookupError,
+        TypeError,
+        AttributeError,
+        StopIteration,
+        yaml.YAMLError,
+    ) as err:
+        detail = " ".join(str(err).split())[:200] or type(err).__name__
+        raise ConfigError(
+            f"{str(folder)!r} is not a finished training run with its final evaluation "
+            f"(config.yaml, metrics.csv, final.pt or final.zip, evaluation/results.json): "
+            f"{type(err).__name__}: {detail}"
+        ) from None
+
+
 def trained_rates(folder: Path) -> tuple[dict, dict, dict[str, dict]]:
     """A finished run's config, its final evaluation, and the trained agent's win rates (with
     intervals) that the tables compare: cooperative games, every team's (``lineup`` -> rate, the
     trained team's under its spec); competitive games, the trained seat's against each
     opponent (``opponent`` -> rate)."""
+    with reading(folder):
+        return _trained_rates(folder)
+
+
+def _trained_rates(folder: Path) -> tuple[dict, dict, dict[str, dict]]:
     config = yaml.safe_load((folder / "config.yaml").read_text())
+    if not isinstance(config, dict) or not {"env", "trainer", "num_players", "seed"} <= set(config):
+        raise ValueError("config.yaml is not a train config")
     results = json.loads((folder / "evaluation" / "results.json").read_text())
     trained = results["config"]["agents"][0]
     rows = results["rows"]
@@ -95,7 +134,12 @@ def training_cell(config: dict[str, Any], steps: int, minutes: float) -> str:
 
 def run_row(folder: Path) -> tuple[bool, str]:
     """Whether the run's game is cooperative, and its table row."""
-    config, results, rates = trained_rates(folder)
+    with reading(folder):
+        return _run_row(folder)
+
+
+def _run_row(folder: Path) -> tuple[bool, str]:
+    config, results, rates = _trained_rates(folder)
     trained = results["config"]["agents"][0]
     steps = max(step for step, _, _ in read_metrics(folder / "metrics.csv"))
     final = next(p for p in (folder / "final.pt", folder / "final.zip") if p.is_file())
@@ -151,16 +195,11 @@ def seed_table(folders: list[Path]) -> str:
     seeds = [config["seed"] for config, _, _ in runs]
     if len(set(seeds)) != len(seeds):
         raise ConfigError(f"the runs share seeds ({seeds}): each seed once")
-    cooperative = runs[0][1]["cooperative"]
     measures: dict[str, list[float]] = {}
-    for _, results, rates in runs:
-        if cooperative:
-            measures.setdefault("trained team win rate", []).append(
-                rates[results["config"]["agents"][0]]["rate"]
-            )
-        else:
-            for opponent, rate in sorted(rates.items()):
-                measures.setdefault(f"win rate vs {opponent}", []).append(rate["rate"])
+    for folder, (_, results, rates) in zip(folders, runs, strict=True):
+        with reading(folder):
+            for measure, value in seed_measures(results, rates).items():
+                measures.setdefault(measure, []).append(value)
     lines = [
         "| game | trainer | seeds | measure | per seed | mean [95% CI over seeds] |",
         "|---|---|---|---|---|---|",
@@ -173,6 +212,14 @@ def seed_table(folders: list[Path]) -> str:
             f"{measure} | {per_seed} | {100 * mean:.1f}% [{100 * low:.1f}, {100 * high:.1f}] |"
         )
     return "\n".join(lines)
+
+
+def seed_measures(results: dict, rates: dict[str, dict]) -> dict[str, float]:
+    """The win rates one seed's final evaluation measured: the trained team's (cooperative
+    games), or the trained seat's against each opponent."""
+    if results["cooperative"]:
+        return {"trained team win rate": float(rates[results["config"]["agents"][0]]["rate"])}
+    return {f"win rate vs {o}": float(rate["rate"]) for o, rate in sorted(rates.items())}
 
 
 def table(folders: list[Path]) -> str:
@@ -208,11 +255,12 @@ def main(argv: list[str] | None = None) -> str:
     if args.curves:
         args.curves.mkdir(parents=True, exist_ok=True)
         for folder in args.runs:
-            config = yaml.safe_load((folder / "config.yaml").read_text())
-            name = f"{config['name'].rsplit('-seed', 1)[0]}.png"
-            plot_learning_curve(folder / "metrics.csv", args.curves / name)
+            with reading(folder):
+                config = yaml.safe_load((folder / "config.yaml").read_text())
+                name = f"{config['name'].rsplit('-seed', 1)[0]}.png"
+                plot_learning_curve(folder / "metrics.csv", args.curves / name)
     return text
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

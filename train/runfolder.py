@@ -1,11 +1,18 @@
 """A training run's folder: one run at a time, a fresh start or a checked resume, safe saves.
 
-``<out>/<name>/`` holds what :data:`ARTIFACTS` lists, and ``.lock``, held by the process that uses
-the folder (a second run into it stops at once; the lock goes when its process does).
+``<out>/<name>/`` holds what :data:`ARTIFACTS` lists, ``.lock``, held by the process that uses
+the folder (a second run into it stops at once; the lock goes when its process does), and
+:data:`MARKER`, which says that a training run claimed the folder as its own.
 
 * A fresh run (``resume: false``) deletes the artifacts a previous run left (and nothing else),
   so its old train state, checkpoints and final model can never be resumed or evaluated by
-  mistake.
+  mistake. It does so only in a folder that is its own (:func:`check_ours`): an empty or new
+  one, one with the marker, or a run folder of a version from before the marker (its
+  ``config.yaml`` is a train config naming this folder, beside a ``metrics.csv``). Any other
+  folder that holds files is refused untouched, and a folder holding a project
+  (``pyproject.toml``, ``.git``) always is.
+* A run that trains (fresh or resumed) marks the folder, and deletes the temporary files of
+  saves cut short (``kill -9``) whose process is gone.
 * ``resume: true`` needs ``train_state.pt`` and continues from it; a field that shapes the
   training (every field but :data:`MAY_CHANGE`) must be the same as when it was saved.
 * The train state is a ``torch.save`` of tensors and plain data only, written atomically and read
@@ -18,9 +25,7 @@ the folder (a second run into it stops at once; the lock goes when its process d
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,12 +34,17 @@ from typing import Any
 import numpy as np
 
 from agents.checkpoints import SB3_META
-from agents.torch_policy import load_weights, save_atomically
+from agents.torch_policy import load_weights, remove_stale_temporaries, save_atomically
 from envs.core.errors import ConfigError
+from envs.core.folders import lock_folder
+from eval.config import read_yaml_file
 from train.config import TrainConfig
 
 STATE = "train_state.pt"
 FORMAT = "cauldron-train-state-v1"
+MARKER = ".cauldron-run"  # holds RUN_FORMAT: a training run claimed this folder
+RUN_FORMAT = "cauldron-run-v1"
+PROJECT_FILES = ("pyproject.toml", ".git")  # a folder with one of these is never cleared
 ARTIFACTS = (
     "config.yaml",
     "metrics.csv",
@@ -70,37 +80,71 @@ MAY_CHANGE = frozenset(
 
 @contextlib.contextmanager
 def claim(config: TrainConfig, train: bool = True) -> Iterator[None]:
-    """Hold the run folder's lock while the block runs. A fresh run first clears the previous
-    run's artifacts; a resumed one first checks its saved state (:func:`load_state`); with
-    ``train=False`` (a new evaluation of a finished run) the folder stays as it is."""
+    """Hold the run folder's lock while the block runs. A fresh run first checks that the folder
+    is its own (:func:`check_ours`) and clears the previous run's artifacts; a resumed one first
+    checks its saved state (:func:`load_state`); either then marks the folder and deletes stale
+    temporary files. With ``train=False`` (a new evaluation of a finished run) the folder stays
+    as it is."""
     folder = config.folder
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        lock = (folder / ".lock").open("a+")
-    except OSError as err:
-        raise ConfigError(f"cannot write the run folder {str(folder)!r}: {err.strerror}") from None
-    with lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock.seek(0)
-            holder = lock.read().strip() or "?"
-            raise ConfigError(
-                f"run folder {str(folder)!r} is in use by another run (process {holder}); "
-                "wait for it to finish or choose another name"
-            ) from None
-        lock.seek(0)
-        lock.truncate()
-        lock.write(str(os.getpid()))
-        lock.flush()
+    if train and not config.resume:
+        check_ours(folder)
+    with lock_folder(folder, "run folder"):
         if train and config.resume:
             load_state(config)
         elif train:
             clear(folder)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        if train:
+            (folder / MARKER).write_text(RUN_FORMAT + "\n")
+            for place in (folder, folder / "checkpoints", folder / "evaluation"):
+                remove_stale_temporaries(place)
+        yield
+
+
+def check_ours(folder: Path) -> None:
+    """Raise :class:`ConfigError` unless a fresh run may clear ``folder``: it does not exist or
+    holds nothing but a lock, or a training run marked it as its own, or it is a run folder of
+    a version from before the marker (:func:`_earlier_run`); never a project's folder."""
+    if not folder.is_dir():
+        return
+    entries = sorted(p.name for p in folder.iterdir() if p.name != ".lock")
+    project = [name for name in PROJECT_FILES if name in entries]
+    if project:
+        raise ConfigError(
+            f"run folder {str(folder)!r} holds a project ({', '.join(project)}): a fresh run "
+            "never clears it; choose another name or out"
+        )
+    if not entries or _marked(folder) or _earlier_run(folder):
+        return
+    shown = ", ".join(entries[:5]) + (f", ... ({len(entries)} in all)" if len(entries) > 5 else "")
+    raise ConfigError(
+        f"run folder {str(folder)!r} holds files that no training run marked as its own "
+        f"({shown}); a fresh run clears only a folder with {MARKER}: choose another name or "
+        "out, or empty the folder"
+    )
+
+
+def _marked(folder: Path) -> bool:
+    marker = folder / MARKER
+    try:
+        return marker.is_file() and marker.read_text(errors="replace").strip() == RUN_FORMAT
+    except OSError:
+        return False
+
+
+def _earlier_run(folder: Path) -> bool:
+    """Whether ``folder`` is a run folder written before runs marked theirs: a ``metrics.csv``
+    beside a ``config.yaml`` that is a train config naming this very folder."""
+    if not (folder / "metrics.csv").is_file():
+        return False
+    try:
+        saved = read_yaml_file(folder / "config.yaml")
+    except ConfigError:
+        return False
+    return (
+        isinstance(saved, dict)
+        and saved.get("name") == folder.name
+        and {"env", "trainer"} <= saved.keys()
+    )
 
 
 def clear(folder: Path) -> None:

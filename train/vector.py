@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing.connection
+import signal
 from typing import Any
 
 import numpy as np
@@ -113,22 +114,21 @@ def _serve(
     conn: multiprocessing.connection.Connection,
 ) -> None:
     """A worker process: run the slice's commands until told to close; an error goes back to the
-    trainer, which raises it."""
+    trainer, which raises it. Ctrl-C is the trainer's to handle (the worker ends with it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
     games = GameSlice(config, lo, hi, rows)
-    while True:
-        try:
+    with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):  # trainer gone
+        while True:
             command, args = conn.recv()
-        except EOFError:  # the trainer has gone
-            return
-        if command == "close":
-            return
-        try:
-            getattr(games, command)(*args)
-        except Exception as error:  # noqa: BLE001 - every error is the trainer's to raise
-            conn.send(error)
-            return
-        conn.send(None)
+            if command == "close":
+                return
+            try:
+                getattr(games, command)(*args)
+            except Exception as error:  # noqa: BLE001 - every error is the trainer's to raise
+                conn.send(error)
+                return
+            conn.send(None)
 
 
 class VectorGames:

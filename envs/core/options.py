@@ -18,6 +18,9 @@ import numpy as np
 from envs.core.errors import ConfigError
 
 T = TypeVar("T")
+# The magnitude a whole-number or a number option may have: far beyond any game's use, far from
+# the overflow of the tensors and float32 sums that engines and trainers keep them in.
+LIMITS = {int: 2**31 - 1, float: 1e6}
 
 
 def option(default: Any, doc: str, choices: tuple[str, ...] | None = None) -> Any:
@@ -86,7 +89,8 @@ def _type_ok(value: Any, annotation: Any) -> bool:
 
 
 def parse_options(cls: type[T], given: Mapping[str, Any]) -> T:
-    """Build ``cls`` from ``given``; raise :class:`ConfigError` on a bad name, type or choice.
+    """Build ``cls`` from ``given``; raise :class:`ConfigError` on a bad name, type, choice or
+    magnitude (:data:`LIMITS`).
 
     Numpy scalars count as the Python numbers they hold and lists as tuples."""
     fields = {f.name: f for f in dataclasses.fields(cls)}
@@ -108,6 +112,11 @@ def parse_options(cls: type[T], given: Mapping[str, Any]) -> T:
             )
         if choices and value not in choices:
             raise ConfigError(f"option {name!r} must be one of {list(choices)}, got {value!r}")
+        limit = LIMITS.get(hints[name])
+        if limit is not None and abs(value) > limit:
+            raise ConfigError(
+                f"option {name!r} must be from {-limit:,.0f} to {limit:,.0f}, got {value!r}"
+            )
         values[name] = value
     options = cls(**values)
     if options.max_steps < 1:
