@@ -12,8 +12,14 @@ CleanRL's ``ppo.py``).
   the policy still reads only the player's observation.
 * ``self_play_every``: frozen snapshots of the policy join the opponent pool.
 * ``recurrent``: the actor carries a GRU memory, one per env and seat (a shared team policy never
-  passes one seat's private observations to another), reset when a game ends. Updates feed each
-  step its stored memory (truncated back-propagation of one step).
+  passes one seat's private observations to another), reset when a game ends. The update
+  back-propagates through time, truncated at ``seq_len`` decisions: each env and seat's
+  decisions in the rollout are cut into sequences (:mod:`train.sequences`), each started from
+  the memory stored at its first step, with the memory reset where an episode begins inside
+  it; minibatches are whole sequences, and :func:`unroll` runs the GRU over them with the
+  gradient flowing through every step. The first ``burn_in`` steps of a sequence (the
+  decisions just before its own, when the stream has them) only warm the memory with the
+  current weights: no loss, no gradient.
 * ``warm_start``: before the first update, the network clones a demonstrator's recorded
   decisions (:mod:`train.warm_start`); with ``bc_coef`` the cloning loss stays in PPO's loss,
   annealed to 0.
@@ -45,7 +51,7 @@ from torch import nn
 
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
-from train import curriculum, diagnostics, runfolder, warm_start
+from train import curriculum, diagnostics, runfolder, sequences, warm_start
 from train.batched import BatchedGames
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
@@ -108,6 +114,33 @@ def gae(
         settled[t] = 1.0 - open_tail
         open_tail = open_tail * (1.0 - learners[t])
     return advantages, settled
+
+
+def unroll(
+    net: PolicyNet,
+    obs: torch.Tensor,
+    mask: torch.Tensor,
+    prior: torch.Tensor | None,
+    start: torch.Tensor,
+    reset: torch.Tensor,
+    burn: torch.Tensor,
+) -> torch.Tensor:
+    """The masked logits ``[S * L, A]`` of ``S`` sequences of ``L`` steps, sequence-major like
+    ``obs`` ``[S * L, obs_size]``, ``mask`` and ``prior``: the GRU runs from the stored memory
+    ``start`` ``[S, memory]`` through every step with the gradient flowing along, restarts at
+    zeros before the steps where ``reset`` ``[S, L]`` says so, and passes no gradient back
+    through the burn-in steps (``burn`` ``[S, L]``)."""
+    n_seqs, length = reset.shape
+    obs, mask = obs.reshape(n_seqs, length, -1), mask.reshape(n_seqs, length, -1)
+    prior = prior.reshape(n_seqs, length) if prior is not None else None
+    memory, logits = start, []
+    for j in range(length):
+        memory = torch.where(reset[:, j, None], 0.0, memory)
+        step_prior = prior[:, j] if prior is not None else None
+        out, updated = net.masked_logits(obs[:, j], mask[:, j], memory, step_prior)
+        memory = torch.where(burn[:, j, None], updated.detach(), updated)
+        logits.append(out)
+    return torch.stack(logits, 1).reshape(n_seqs * length, -1)
 
 
 def critic_loss(
@@ -212,6 +245,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     obs_buf, mask_buf = buffer(obs_size), buffer(n_actions)
     critic_buf = buffer(critic_size) if critic_size else obs_buf
     actions, priors = buffer(dtype=torch.long), buffer(dtype=torch.long)
+    seats = buffer(dtype=torch.long)  # the deciding seat (recurrent: whose memory it is)
     logprobs, rewards, dones, values, entropies = (buffer() for _ in range(5))
     learners = buffer() + 1.0  # 1 where the row's decision is the learner's
 
@@ -272,6 +306,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             critic = critic_buf[t][mine] if critic_size else obs
             held = None
             if config.recurrent:
+                seats[t] = live["seat"]
                 memory_buf[t] = memory[rows, live["seat"]]
                 held = memory_buf[t][mine]
             prior = None
@@ -320,28 +355,47 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
         b_returns, b_learner = returns.reshape(-1), trained.reshape(-1)
         b_memory = memory_buf.reshape(batch, -1)
-        # minibatches are cut from the rows the policy learns from (all of them but on a
-        # competitive batched table, where opponents' rows would only cost weight-0 math)
-        rows_trained = b_learner.nonzero().squeeze(1)
-        if not len(rows_trained):
-            rows_trained = torch.arange(batch, device=device)
-        size = math.ceil(len(rows_trained) / config.minibatches)
+        if config.recurrent:
+            # minibatches are whole sequences of each env and seat's decisions (all rows, only
+            # to have losses to log, in a rollout where the learner never decided)
+            deciding = learners.bool() if bool(learners.any()) else torch.ones_like(dones).bool()
+            seqs = sequences.cut(deciding, seats, dones, config.seq_len, config.burn_in)
+            seq_weight = seqs.weight * b_learner[seqs.rows]  # [S, seq_len]
+            units = len(seqs.rows)
+        else:
+            # minibatches are cut from the rows the policy learns from (all of them but on a
+            # competitive batched table, where opponents' rows would only cost weight-0 math)
+            rows_trained = b_learner.nonzero().squeeze(1)
+            if not len(rows_trained):
+                rows_trained = torch.arange(batch, device=device)
+            units = len(rows_trained)
+        size = math.ceil(units / config.minibatches)
         for _ in range(config.epochs):
-            order = rows_trained[torch.randperm(len(rows_trained), device=device)]
-            for lo in range(0, len(order), size):
-                idx = order[lo : lo + size]
-                held = b_memory[idx] if config.recurrent else None
+            order = torch.randperm(units, device=device)
+            for lo in range(0, units, size):
+                pick = order[lo : lo + size]
+                if config.recurrent:
+                    idx = seqs.rows[pick].reshape(-1)  # [B * seq_len] rows, sequence-major
+                    weight = seq_weight[pick].reshape(-1)  # padding and burn-in weigh 0
+                else:
+                    idx = rows_trained[pick]
+                    weight = b_learner[idx]  # the policy learns from the learner's decisions
                 prior = b_priors[idx] if config.prior else None
                 obs = b_obs.index_select(0, idx)  # 3-4x faster than b_obs[idx] on CPU
+                mask = b_mask.index_select(0, idx)
                 critic = b_critic.index_select(0, idx) if critic_size else obs
                 with low_precision():
-                    logits = net.masked_logits(obs, b_mask.index_select(0, idx), held, prior)[0]
+                    if config.recurrent:
+                        start = b_memory[seqs.rows[pick, 0]]  # [B, memory] stored at the start
+                        reset, burn = seqs.reset[pick], seqs.burn[pick]
+                        logits = unroll(net, obs, mask, prior, start, reset, burn)
+                    else:
+                        logits = net.masked_logits(obs, mask, None, prior)[0]
                     predicted = net.value(critic)
                 logits, predicted = logits.float(), predicted.float()
                 log_policy = torch.log_softmax(logits, -1)
                 new_logprob = log_policy.gather(1, b_actions[idx, None]).squeeze(1)
                 ratio = (new_logprob - b_logprobs[idx]).exp()
-                weight = b_learner[idx]  # the policy learns from the learner's decisions only
                 decisions = weight.sum().clamp(min=1.0)
                 adv = b_adv[idx]
                 mean = (weight * adv).sum() / decisions
