@@ -29,8 +29,6 @@ from __future__ import annotations
 import importlib
 import io
 import math
-import os
-import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -41,6 +39,7 @@ from torch import nn
 
 import envs
 from envs.core.errors import ConfigError
+from envs.core.folders import atomic_file
 
 FORMAT = "cauldron-torch-v1"
 # Lines of PyTorch's load errors that advise loading unsafely; never shown to a user.
@@ -187,38 +186,12 @@ class PolicyNet(nn.Module):
         return self.critic(critic_input).squeeze(-1)
 
 
-_TEMPORARY = re.compile(r"\..+\.([0-9]{1,10})\.tmp", re.ASCII)  # .<name>.<pid>.tmp
-
-
 def save_atomically(data: Any, path: Path) -> None:
-    """``torch.save`` to a temporary file ``.<name>.<pid>.tmp`` beside ``path``, then rename it
-    over ``path``: a reader (or a run killed mid-save) never sees half a file; a save cut short
-    leaves the temporary file to :func:`remove_stale_temporaries`."""
+    """``torch.save`` ``data`` to ``path`` whole (:func:`envs.core.folders.atomic_file`): a
+    reader, or a run killed mid-save, never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    torch.save(data, temporary)
-    os.replace(temporary, path)
-
-
-def remove_stale_temporaries(folder: Path) -> None:
-    """Delete the temporary files that :func:`save_atomically` left in ``folder`` (if it
-    exists) when its process died mid-save (``kill -9``): those whose process is gone."""
-    if not folder.is_dir():
-        return
-    for path in folder.iterdir():
-        match = _TEMPORARY.fullmatch(path.name)
-        if match and not _alive(int(match[1])) and path.is_file():
-            path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
+    with atomic_file(path, "wb") as file:
+        torch.save(data, file)
 
 
 def load_weights(source: Path | bytes, what: str) -> Any:

@@ -28,6 +28,7 @@ same seed, same games; the deals differ from the harness's, which seeds referenc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ import envs
 from agents.batched import BatchedPolicy, make_batched_agent
 from envs.core.batched import MAX_SEED
 from envs.core.errors import ConfigError
+from envs.core.folders import lock_folder
 from eval import report
 from eval.provenance import provenance
 from eval.stats import bootstrap_mean_interval, wilson_interval
@@ -246,17 +248,19 @@ def main(argv: list[str] | None = None) -> list[str]:
     )
     if args.out:
         report.prepare(args.out)
-    played = []
-    for spec, opponent, label in matches:
-        outcomes = evaluate(
-            args.env, args.players, spec, opponent, args.games, args.seed, args.chunk, **options
-        )
-        played.append((spec, opponent, outcomes))
-        lines.append(summary_row(label, outcomes, competitive, played[0][2]))
-    print("\n".join(lines))
-    if args.out:
-        config = {**vars(args), "out": str(args.out), "options": options}
-        write(args.out, lines, config, played)
+    # one evaluation at a time writes the folder
+    with lock_folder(args.out) if args.out else contextlib.nullcontext():
+        played = []
+        for spec, opponent, label in matches:
+            outcomes = evaluate(
+                args.env, args.players, spec, opponent, args.games, args.seed, args.chunk, **options
+            )
+            played.append((spec, opponent, outcomes))
+            lines.append(summary_row(label, outcomes, competitive, played[0][2]))
+        print("\n".join(lines))
+        if args.out:
+            config = {**vars(args), "out": str(args.out), "options": options}
+            write(args.out, lines, config, played)
     return lines
 
 
@@ -267,7 +271,8 @@ def write(
     played: list[tuple[str, str | None, Outcomes]],
 ) -> None:
     """``report.md`` (the table), ``results.json`` (the command, its provenance and every game
-    of every row) and ``win_rates.png`` (the harness's plot of win rates with 95% intervals)."""
+    of every row) and ``win_rates.png`` (the harness's plot of win rates with 95% intervals),
+    each written whole (:func:`eval.report.write_text`)."""
     n = config["players"]
     rows, plotted = [], []
     for spec, opponent, outcomes in played:
@@ -297,8 +302,8 @@ def write(
         "table": lines,
         "rows": rows,
     }
-    (folder / "results.json").write_text(json.dumps(results, indent=1, default=str))
-    (folder / "report.md").write_text("\n".join(lines) + "\n")
+    report.write_text(folder / "results.json", json.dumps(results, indent=1, default=str))
+    report.write_text(folder / "report.md", "\n".join(lines) + "\n")
     report.plot_win_rates(summary, folder / "win_rates.png")
 
 

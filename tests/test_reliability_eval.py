@@ -26,6 +26,7 @@ from agents import AgentError
 from envs.core import folders
 from envs.core.errors import ConfigError, run_command
 from eval import __main__ as eval_cli
+from eval import batched as eval_batched
 from eval import executors, harness, report, zsc
 from eval.config import parse_config
 from eval.zsc_config import parse_zsc_config
@@ -154,6 +155,21 @@ def test_a_second_evaluation_into_a_locked_folder_is_refused(tmp_path, monkeypat
         monkeypatch.undo()
     summary = eval_cli.main([str(path)])  # released when the first one is done
     assert summary["rows"][0]["win"]["games"] == 4
+
+
+def test_a_second_batched_evaluation_into_a_locked_folder_is_refused(tmp_path, monkeypatch):
+    """``eval.batched --out`` holds the folder's lock too, and writes its files whole."""
+    folder = tmp_path / "batched"
+    argv = ["headless_horseman_v1", "random", "--games", "8", "--chunk", "8", "--out", str(folder)]
+    with folders.lock_folder(folder):
+        monkeypatch.setattr(eval_batched, "evaluate", no_games)
+        with pytest.raises(ConfigError, match="is in use by another run"):
+            eval_batched.main(argv)
+        monkeypatch.undo()
+    written = []
+    monkeypatch.setattr(report, "write_text", lambda path, text: written.append(path.name))
+    eval_batched.main(argv)
+    assert sorted(written) == ["report.md", "results.json"]
 
 
 def test_a_second_zsc_protocol_into_a_locked_folder_is_refused(tmp_path, monkeypatch):

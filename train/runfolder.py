@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from agents.checkpoints import SB3_META
-from agents.torch_policy import load_weights, remove_stale_temporaries, save_atomically
+from agents.torch_policy import load_weights, save_atomically
 from envs.core.errors import ConfigError
-from envs.core.folders import lock_folder
+from envs.core.folders import lock_folder, remove_stale_temporaries
 from eval.config import read_yaml_file
 from train.config import TrainConfig
 

@@ -8,6 +8,8 @@ every file it writes appears whole.
 * :func:`atomic_file` writes to a temporary file beside the target and renames it over the
   target (``os.replace``) only when the whole file is written: a reader, a concurrent writer or
   a run killed mid-write never sees half a file, and an error leaves the old file as it was.
+* :func:`remove_stale_temporaries` deletes the temporary files of writers killed mid-write
+  (``kill -9``), once their process is gone.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal
 
 from envs.core.errors import ConfigError
+
+_TEMPORARY = re.compile(r"\..+\.([0-9]{1,10})\.tmp", re.ASCII)  # .<name>.<pid>.tmp
 
 
 @contextlib.contextmanager
@@ -66,3 +71,24 @@ def atomic_file(path: Path, mode: Literal["w", "wb"] = "w") -> Iterator[IO[Any]]
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Delete the temporary files that :func:`atomic_file` left in ``folder`` (if it exists)
+    when its process died mid-write (``kill -9``): those whose process is gone."""
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        match = _TEMPORARY.fullmatch(path.name)
+        if match and not _alive(int(match[1])) and path.is_file():
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
