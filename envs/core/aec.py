@@ -26,13 +26,16 @@ from envs.core.actions import as_action
 from envs.core.encoding import FlatEncoder
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.options import CommonOptions, parse_options
+from envs.core.svg import rasterize
 
 
 class CauldronAECEnv(AECEnv):
     """Base AEC environment. Subclasses set the class attributes below and nothing else.
 
     ``rules_class(num_players, options)`` builds the game's rules; ``encoder_class(rules)`` its
-    observation and state encoder; ``render_table(rules, state, seat)`` draws the table as text;
+    observation and state encoder; ``render_table(rules, state, seat)`` draws the table as text
+    and ``svg_table(rules, state, seat)`` as SVG (:mod:`envs.core.svg`; the render modes
+    ``svg`` and ``rgb_array`` where ``metadata["render_modes"]`` lists them);
     ``options_class`` is a dataclass deriving from :class:`CommonOptions`; ``player_range`` is the
     inclusive allowed player count.
     """
@@ -40,6 +43,7 @@ class CauldronAECEnv(AECEnv):
     rules_class: ClassVar[type]
     encoder_class: ClassVar[type[FlatEncoder]]
     render_table: ClassVar[Callable[[Any, Any, int | None], str]]
+    svg_table: ClassVar[Callable[[Any, Any, int | None], str]]
     options_class: ClassVar[type[CommonOptions]] = CommonOptions
     player_range: ClassVar[tuple[int, int]]
     default_players: ClassVar[int]
@@ -168,14 +172,29 @@ class CauldronAECEnv(AECEnv):
             }
         self._accumulate_rewards()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The whole table in the ``render_mode``: text (``ansi``), an SVG document (``svg``) or
+        an ``[H, W, 3]`` uint8 picture (``rgb_array``)."""
         if self.render_mode is None:
             return None
-        return type(self).render_table(self.rules, self.game, None)
+        return self.draw(None, self.render_mode)
 
-    def render_for(self, agent: str) -> str:
-        """The table as ``agent`` sees it (hidden cards hidden)."""
-        return type(self).render_table(self.rules, self.game, self._seat[agent])
+    def render_for(self, agent: str, mode: str = "ansi") -> str | np.ndarray:
+        """The table as ``agent`` sees it (hidden cards hidden), in ``mode`` (as ``render``)."""
+        return self.draw(self._seat[agent], mode)
+
+    def draw(self, seat: int | None, mode: str) -> str | np.ndarray:
+        """The table as ``seat`` sees it (``None``: all of it) in a render ``mode``."""
+        if mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render mode {mode!r} is not one of {self.metadata['render_modes']}")
+        if mode == "ansi":
+            return type(self).render_table(self.rules, self.game, seat)
+        picture = type(self).svg_table(self.rules, self.game, seat)
+        return picture if mode == "svg" else rasterize(picture)
+
+    def _repr_svg_(self) -> str | None:
+        """The whole table in a notebook (a game whose tables are drawn as SVG)."""
+        return self.draw(None, "svg") if "svg" in self.metadata["render_modes"] else None
 
     def close(self) -> None:
         pass

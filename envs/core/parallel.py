@@ -128,7 +128,7 @@ class CauldronParallelEnv(ParallelEnv):
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        return type(self._aec).render_table(self.rules, self.game, None)
+        return self._aec.draw(None, self.render_mode)
 
     def close(self) -> None:
         pass
