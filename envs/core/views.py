@@ -16,6 +16,7 @@ renderer's; this module gives the other two, so that no view builds them on its 
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,8 +49,19 @@ def seen_action(env: Any, action: int, seat: int | None) -> str:
     rule = secret_rule(type(base))
     secret = rule(base.rules, base.game, actor, action) if rule else None
     if secret is None or seat is None or seat == actor or seat in secret.seen_by:
-        return f"player_{actor}: {base.rules.action_name(action)} (action {action})"
+        return f"player_{actor}: {action_text(base, action)} (action {action})"
     return f"player_{actor} {secret.public}"
+
+
+def action_text(env: Any, action: int) -> str:
+    """``action``'s name in ``env``'s current state, before it is applied: rules whose
+    ``action_name`` takes a ``state`` name what the action refers to there (Voodoo Mania's hand
+    slots by the card's faces); the others name the action alone."""
+    base = env.unwrapped
+    name = base.rules.action_name
+    if "state" in inspect.signature(name).parameters:
+        return name(action, state=base.game)
+    return name(action)
 
 
 def figures(env: Any) -> list[dict[str, Any]]:

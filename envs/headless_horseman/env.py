@@ -22,6 +22,7 @@ from envs.headless_horseman.encoding import Encoder
 from envs.headless_horseman.options import HeadlessHorsemanOptions
 from envs.headless_horseman.render import render_table
 from envs.headless_horseman.rules import HeadlessHorsemanRules
+from envs.headless_horseman.svg import svg_table
 
 NAME = "headless_horseman_v1"
 
@@ -33,17 +34,26 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     rules_class = HeadlessHorsemanRules
     encoder_class = Encoder
     render_table = staticmethod(render_table)
+    svg_table = staticmethod(svg_table)
     options_class = HeadlessHorsemanOptions
     player_range = (2, 4)
     default_players = 3
-    metadata = {"render_modes": ["ansi"], "name": NAME, "is_parallelizable": True}
+    metadata = {
+        "render_modes": ["ansi", "svg", "rgb_array"],
+        "name": NAME,
+        "is_parallelizable": True,
+    }
 
 
 class parallel_env(CauldronParallelEnv):  # noqa: N801 (PettingZoo naming)
     """Return of the Headless Horseman with every player choosing at once."""
 
     aec_class = raw_env
-    metadata = {"render_modes": ["ansi"], "name": NAME, "is_parallelizable": True}
+    metadata = {
+        "render_modes": ["ansi", "svg", "rgb_array"],
+        "name": NAME,
+        "is_parallelizable": True,
+    }
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):

@@ -21,6 +21,7 @@ from envs.hexenflug.encoding import Encoder
 from envs.hexenflug.options import HexenflugOptions
 from envs.hexenflug.render import render_table
 from envs.hexenflug.rules import HexenflugRules
+from envs.hexenflug.svg import svg_table
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
@@ -29,10 +30,15 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     rules_class = HexenflugRules
     encoder_class = Encoder
     render_table = staticmethod(render_table)
+    svg_table = staticmethod(svg_table)
     options_class = HexenflugOptions
     player_range = (2, 5)
     default_players = 3
-    metadata = {"render_modes": ["ansi"], "name": "hexenflug_v1", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "svg", "rgb_array"],
+        "name": "hexenflug_v1",
+        "is_parallelizable": False,
+    }
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):

@@ -21,6 +21,7 @@ from envs.hocus_pocus.encoding import Encoder
 from envs.hocus_pocus.options import HocusPocusOptions
 from envs.hocus_pocus.render import render_table
 from envs.hocus_pocus.rules import HocusPocusRules
+from envs.hocus_pocus.svg import svg_table
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
@@ -29,10 +30,15 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     rules_class = HocusPocusRules
     encoder_class = Encoder
     render_table = staticmethod(render_table)
+    svg_table = staticmethod(svg_table)
     options_class = HocusPocusOptions
     player_range = (2, 6)
     default_players = 4
-    metadata = {"render_modes": ["ansi"], "name": "hocus_pocus_v1", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "svg", "rgb_array"],
+        "name": "hocus_pocus_v1",
+        "is_parallelizable": False,
+    }
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):

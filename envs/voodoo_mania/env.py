@@ -22,6 +22,7 @@ from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.options import VoodooManiaOptions
 from envs.voodoo_mania.render import render_table
 from envs.voodoo_mania.rules import VoodooManiaRules
+from envs.voodoo_mania.svg import svg_table
 
 NAME = "voodoo_mania_v1"
 
@@ -32,17 +33,26 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     rules_class = VoodooManiaRules
     encoder_class = Encoder
     render_table = staticmethod(render_table)
+    svg_table = staticmethod(svg_table)
     options_class = VoodooManiaOptions
     player_range = (2, 6)
     default_players = 4
-    metadata = {"render_modes": ["ansi"], "name": NAME, "is_parallelizable": True}
+    metadata = {
+        "render_modes": ["ansi", "svg", "rgb_array"],
+        "name": NAME,
+        "is_parallelizable": True,
+    }
 
 
 class parallel_env(CauldronParallelEnv):  # noqa: N801 (PettingZoo naming)
     """Voodoo Mania with every player choosing each tick at once."""
 
     aec_class = raw_env
-    metadata = {"render_modes": ["ansi"], "name": NAME, "is_parallelizable": True}
+    metadata = {
+        "render_modes": ["ansi", "svg", "rgb_array"],
+        "name": NAME,
+        "is_parallelizable": True,
+    }
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):

@@ -1,4 +1,9 @@
-"""Text picture of a Voodoo Mania table (``render_mode="ansi"``), kept apart from the rules."""
+"""Text picture of a Voodoo Mania table (``render_mode="ansi"``), kept apart from the rules.
+
+Cards are named by their faces, never by their ids: a side by the pair it misses and the four
+pairs it shows (``no purple top hat: red Voodoo doll, yellow mask, green magic potion, blue
+amulet``), the other side by the pair it misses (``other side no red mask``).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +11,16 @@ from typing import TYPE_CHECKING
 
 from envs.core.views import Secret
 from envs.voodoo_mania import components as C
+from envs.voodoo_mania.actions import side_name
 
 if TYPE_CHECKING:
     from envs.voodoo_mania.rules import State, VoodooManiaRules
 
 
 def side_text(rules: VoodooManiaRules, card: int, side: int) -> str:
-    face = rules.deck[card][side]
-    return f"#{card}/{side} (no {C.pair_name(face.missing)})"
+    """A side by the pair it misses and the four pairs it shows, ingredient by ingredient."""
+    shows = ", ".join(C.pair_name(p) for p in sorted(rules.deck[card][side].shows))
+    return f"{side_name(rules.deck, card, side)}: {shows}"
 
 
 def secret_action(rules: VoodooManiaRules, state: State, actor: int, action: int) -> Secret:
@@ -27,8 +34,9 @@ def event_text(rules: VoodooManiaRules, event: tuple) -> str:
     kind, *rest = event
     if kind in ("play", "voodoo"):
         seat, card, side = rest
-        shout = "Voodoo!" if kind == "voodoo" else "plays"
-        return f"player_{seat} {shout} {side_text(rules, card, side)}"
+        shout = "shouts Voodoo! with" if kind == "voodoo" else "plays"
+        up, down = side_name(rules.deck, card, side), side_name(rules.deck, card, 1 - side)
+        return f"player_{seat} {shout} {up} (other side {down})"
     if kind == "cycle":
         return f"player_{rest[0]} cycles a card"
     if kind == "stalled":
@@ -43,12 +51,17 @@ def render_table(rules: VoodooManiaRules, state: State, seat: int | None) -> str
     lines = [
         f"round {min(state.round, C.ROUNDS - 1) + 1}/{C.ROUNDS}  tick {state.tick}  "
         f"scores {state.scores}",
-        f"Voodoo pile ({len(state.voodoo)}): top {side_text(rules, card, side)}; wanted: "
-        f"{C.pair_name(rules.wanted(state))}",
+        f"Voodoo pile ({len(state.voodoo)}): top {side_text(rules, card, side)}",
+        f"wanted: {C.pair_name(rules.wanted(state))}",
     ]
     for other, hand in enumerate(state.hands):
-        shown = seat is None or seat == other
-        cards = ", ".join(f"#{c}" for c in hand) if shown else f"{len(hand)} cards"
-        lines.append(f"  player_{other}: hand {cards}  pile {len(state.piles[other])}")
+        pile = len(state.piles[other])
+        if seat is not None and seat != other:
+            lines.append(f"  player_{other}: hand {len(hand)} cards  pile {pile}")
+            continue
+        lines.append(f"  player_{other}: pile {pile}, hand:")
+        for held in hand:
+            lines.append(f"    - {side_text(rules, held, 0)}")
+            lines.append(f"      / {side_text(rules, held, 1)}")
     lines.extend("> " + event_text(rules, e) for e in state.log[-6:])
     return "\n".join(lines)

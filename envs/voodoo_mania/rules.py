@@ -89,8 +89,13 @@ class VoodooManiaRules(SimultaneousRules):
     def is_truncated(self, state: State) -> bool:
         return state.truncated
 
-    def action_name(self, action: int) -> str:
-        return A.action_name(action)
+    def action_name(self, action: int, state: State | None = None) -> str:
+        """A readable name of ``action``: by hand slot (``play slot 2 side 0``) or, given the
+        ``state`` before it, by the faces of the acting seat's card in that slot (``play no
+        purple top hat (other side no red mask)``, ``cycle no purple top hat / no red mask``)."""
+        if state is None:
+            return A.action_name(action)
+        return A.face_action_name(self, state, action)
 
     def wanted(self, state: State) -> int:
         """The pair missing on the visible side of the Voodoo pile's top card."""
