@@ -2,16 +2,29 @@
 
 import envs
 env = envs.make("hocus_pocus_v1", num_players=4)
+gymnasium.make("cauldron/hocus_pocus-v1")  # the single-agent view (registered on import)
 """
 
 from envs.core.decode import decode, layout
 from envs.core.errors import CauldronError, ConfigError, IllegalActionError
-from envs.registry import batched_ids, ids, make, make_batched, make_parallel, spec
+from envs.registry import (
+    action_name,
+    batched_ids,
+    ids,
+    make,
+    make_batched,
+    make_parallel,
+    register_gymnasium,
+    spec,
+)
+
+register_gymnasium()
 
 __all__ = [
     "CauldronError",
     "ConfigError",
     "IllegalActionError",
+    "action_name",
     "batched_ids",
     "decode",
     "ids",

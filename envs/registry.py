@@ -1,4 +1,5 @@
-"""The registry of Cauldron environments: ``make``, ``make_parallel`` and ``ids``."""
+"""The registry of Cauldron environments: ``make``, ``make_parallel``, ``ids`` and
+``action_name``."""
 
 from __future__ import annotations
 
@@ -48,10 +49,34 @@ def ids() -> list[str]:
 
 
 def spec(env_id: str) -> EnvSpec:
-    """The :class:`EnvSpec` of ``env_id``; a clear error for an unknown id."""
+    """The :class:`EnvSpec` of ``env_id``; a clear error for an unknown id, naming the current
+    id when ``env_id`` is another version of a registered game (``hocus_pocus_v0``)."""
     if env_id not in REGISTRY:
+        game = env_id.rpartition("_v")[0] if isinstance(env_id, str) else None
+        current = [i for i in ids() if game and i.rpartition("_v")[0] == game]
+        if current:
+            raise ConfigError(
+                f"{env_id!r} is not registered: the current version of this game is "
+                f"{current[0]!r} (its RULES.md has the version history); registered ids: {ids()}"
+            )
         raise ConfigError(f"unknown environment id {env_id!r}; registered ids: {ids()}")
     return REGISTRY[env_id]
+
+
+def action_name(env_id: str, action: object) -> str:
+    """The readable name of ``action`` in ``env_id``'s action space (the same at every player
+    count and option), e.g. ``action_name("hocus_pocus_v1", 310) == "finish discarding"``; a
+    :class:`ConfigError` for an index outside the space. The name is the one the game's
+    ``rules.action_name`` gives without a state."""
+    from envs.core.actions import as_action
+
+    actions = importlib.import_module(spec(env_id).module + ".actions")
+    index = as_action(action)
+    if index is None or not 0 <= index < actions.NUM_ACTIONS:
+        raise ConfigError(
+            f"{env_id} actions are integers 0..{actions.NUM_ACTIONS - 1}, got {action!r}"
+        )
+    return actions.action_name(index)
 
 
 def make(
@@ -73,6 +98,25 @@ def make_parallel(
         )
     module = importlib.import_module(spec(env_id).module)
     return module.parallel_env(num_players=num_players, render_mode=render_mode, **options)
+
+
+def register_gymnasium() -> None:
+    """Register every game's single-agent view (:class:`train.bridge.SingleAgentBridge`, the
+    one SB3 and the PyTorch trainer learn on) with Gymnasium as ``cauldron/<game>-v<n>``:
+    ``gymnasium.make("cauldron/hocus_pocus-v1", num_players=4)``. The player count defaults
+    to the game's; competitive games need ``opponents=[...]`` (factories ``rng -> Agent``);
+    other keywords are the bridge's (``options``, ``seed``, ``reward_shaping``)."""
+    import gymnasium
+
+    for env_id in ids():
+        game, _, number = env_id.rpartition("_v")
+        name = f"cauldron/{game}-v{number}"
+        if name not in gymnasium.registry:
+            gymnasium.register(
+                name,
+                entry_point="train.bridge:SingleAgentBridge",
+                kwargs={"env_id": env_id, "num_players": None},
+            )
 
 
 def batched_ids() -> list[str]:

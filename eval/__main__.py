@@ -1,8 +1,8 @@
 """Evaluate agents from a YAML config: ``python -m eval configs/eval/<game>.yaml``.
 
 Writes ``results.json``, ``report.md`` and PNG plots to ``<out>/<name>/`` and prints the main
-table; a progress bar counts the games. ``--quick`` (at most 200 games per lineup) or
-``--games N`` cuts a run short; the report then says that its figures are rougher.
+table; a progress bar counts the games (``--quiet``: none). ``--quick`` (at most 200 games per
+lineup) or ``--games N`` cuts a run short; the report then says that its figures are rougher.
 ``--update-rules`` also writes the main table into the game's RULES.md (baselines block).
 
 One evaluation at a time writes a run folder (a second one into it stops at once), and every
@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> dict:
         action="store_true",
         help=f"at most {QUICK_GAMES} games per lineup (rougher figures, noted in the report)",
     )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--update-rules", action="store_true", help="write the main table into the game's RULES.md"
     )
@@ -80,7 +81,7 @@ def evaluate(args: argparse.Namespace) -> dict:
         config = parse_config(data, args.config)
     folder = Path(config.out) / config.name
     with lock_folder(folder):  # one evaluation at a time writes the folder
-        summary = harness.summarize(config, harness.play_all(config))
+        summary = harness.summarize(config, harness.play_all(config, progress=not args.quiet))
         if config.games < asked:
             summary["note"] = (
                 f"Cut short: {config.games} games per lineup instead of the config's {asked}; "

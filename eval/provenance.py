@@ -18,9 +18,19 @@ from envs.core.errors import ConfigError
 ROOT = Path(__file__).resolve().parents[1]
 
 
+UNHASHED = ("name", "out", "workers", "executor", "ray_address")
+"""Config fields that do not shape the results (where they go, how many processes or which
+executor plays the games), left out of :func:`config_hash`."""
+
+LIBRARIES = ("numpy", "pettingzoo", "gymnasium", "torch")
+OPTIONAL_LIBRARIES = ("stable-baselines3", "sb3-contrib")  # listed where installed
+
+
 def config_hash(config: dict[str, Any]) -> str:
-    """SHA-256 of the config as canonical JSON (sorted keys): equal configs, equal hashes."""
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    """SHA-256 of the config as canonical JSON (sorted keys) without the :data:`UNHASHED`
+    fields: configs that give the same results have equal hashes."""
+    shaping = {key: value for key, value in config.items() if key not in UNHASHED}
+    text = json.dumps(shaping, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -63,9 +73,17 @@ def checkpoints(agents: list[str]) -> dict[str, str]:
     return out
 
 
+def libraries() -> dict[str, str | None]:
+    """The versions of :data:`LIBRARIES`, and of :data:`OPTIONAL_LIBRARIES` that are installed."""
+    found = {p: version(p) for p in LIBRARIES}
+    found.update({p: version(p) for p in OPTIONAL_LIBRARIES if version(p)})
+    return found
+
+
 def provenance(config: dict[str, Any]) -> dict[str, Any]:
-    """Package and library versions, git commit (and whether tracked files had uncommitted
-    changes), the config's hash, the checkpoints' hashes and the time (UTC)."""
+    """Package and library versions (Stable-Baselines3 and sb3-contrib where installed), git
+    commit (and whether tracked files had uncommitted changes), the config's hash, the
+    checkpoints' hashes and the time (UTC)."""
     commit = git("rev-parse", "HEAD")
     dirty = git("status", "--porcelain", "--untracked-files=no") if commit else None
     return {
@@ -76,6 +94,6 @@ def provenance(config: dict[str, Any]) -> dict[str, Any]:
         "config_hash": config_hash(config),
         "checkpoints": checkpoints(config.get("agents", [])),
         "python": platform.python_version(),
-        "libraries": {p: version(p) for p in ("numpy", "pettingzoo", "gymnasium", "torch")},
+        "libraries": libraries(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }

@@ -1,7 +1,7 @@
 """RLlib (new API stack) PPO with action masking on a Cauldron game, one policy for every seat.
 
     pip install "ray[rllib]"     # its own environment: it pins an older gymnasium
-    python -m examples.rllib_ppo --env headless_horseman_v1 --iterations 20
+    python -m examples.rllib_ppo --env headless_horseman_v1 --iterations 20 [--threads 1]
 
 Glue:
 - RLlib's ``ActionMaskingTorchRLModule`` reads ``{"observations", "action_mask"}`` (a float
@@ -14,6 +14,8 @@ Glue:
   a masking bug behind a reward.
 - Turn-based play: only the seat to act gets an observation; every seat gets its reward when it
   next acts or when the game ends (the AEC env keeps each seat's sum since its last action).
+- Sampling and learning run in the driver on ``threads`` torch threads (1 by default): torch's
+  default of one thread per core oversubscribes a busy machine.
 """
 
 from __future__ import annotations
@@ -107,10 +109,14 @@ def train(
     iterations: int = 20,
     batch: int = 2_000,
     hidden: int = 128,
+    threads: int = 1,
 ) -> list[float]:
-    """Train for ``iterations`` and return each iteration's mean episode return (all seats)."""
+    """Train for ``iterations`` on ``threads`` torch threads and return each iteration's mean
+    episode return (all seats)."""
     import ray
+    import torch
 
+    torch.set_num_threads(threads)
     ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     algo = config(env_id, num_players, batch, hidden).build_algo()
     returns = []
@@ -128,8 +134,9 @@ def main(argv: list[str] | None = None) -> list[float]:
     parser.add_argument("--env", default="headless_horseman_v1", choices=envs.ids())
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     args = parser.parse_args(argv)
-    returns = train(args.env, args.players, args.iterations)
+    returns = train(args.env, args.players, args.iterations, threads=args.threads)
     print("mean episode return per iteration:", [round(r, 3) for r in returns])
     return returns
 

@@ -1,14 +1,16 @@
 """Tianshou (2.x) DQN on a Cauldron game, against a random masked opponent.
 
     pip install -e ".[interop]"          # tianshou>=2
-    python -m examples.tianshou_dqn --env hexenflug_v1 --steps 20000
+    python -m examples.tianshou_dqn --env hexenflug_v1 --steps 20000 [--threads 1]
 
 Glue: Tianshou's ``PettingZooEnv`` wraps the AEC env as it is. It reads
 ``obs["observation"]`` and turns ``obs["action_mask"]`` into its ``mask``, which both its
 Q-learning policy and its random opponent respect, so the default ``illegal_action="raise"``
 can stay on: an illegal action would be a bug and should say so. Every seat must share one
 observation and action space, as in every Cauldron game. The learner sits in ``player_0``;
-rewards are read for that seat (``multi_agent_return_reduction``).
+rewards are read for that seat (``multi_agent_return_reduction``). Torch runs on ``threads``
+threads (1 by default): small networks gain nothing from more, and on a busy machine torch's
+default of one thread per core oversubscribes it (4–6 times slower).
 """
 
 from __future__ import annotations
@@ -44,10 +46,12 @@ def train(
     num_envs: int = 4,
     hidden: tuple[int, ...] = (128, 128),
     seed: int = 0,
+    threads: int = 1,
 ) -> dict[str, float]:
     """Train a DQN learner in seat 0 for about ``steps`` env steps (all seats' decisions) and
     return its best mean test reward (``num_envs`` test games after each epoch) and the number
     of env steps collected."""
+    torch.set_num_threads(threads)
     np.random.seed(seed)
     torch.manual_seed(seed)
     probe = make_env(env_id, num_players)
@@ -100,8 +104,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--env", default="hexenflug_v1", choices=envs.ids())
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     args = parser.parse_args(argv)
-    out = train(args.env, args.players, args.steps)
+    out = train(args.env, args.players, args.steps, threads=args.threads)
     print(out)
     return out
 

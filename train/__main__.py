@@ -113,6 +113,21 @@ def interruptible(config: TrainConfig, evaluate_only: bool) -> Iterator[None]:
         raise SystemExit(130) from None
 
 
+def check_installed(config: TrainConfig) -> None:
+    """A :class:`ConfigError` saying what to install when ``trainer: sb3`` lacks
+    Stable-Baselines3 or sb3-contrib (the ``train`` extra), before any run folder is touched."""
+    if config.trainer != "sb3":
+        return
+    try:
+        import sb3_contrib  # noqa: F401
+        import stable_baselines3  # noqa: F401
+    except ImportError as err:
+        raise ConfigError(
+            f"trainer 'sb3' needs stable-baselines3 and sb3-contrib: pip install -e '.[train]' "
+            f"(missing: {err.name or err})"
+        ) from None
+
+
 def parse_seeds(text: str) -> list[int]:
     """``"0,1,2"`` as ``[0, 1, 2]``: distinct seeds of at least 0."""
     try:
@@ -153,6 +168,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict]:
     if args.seeds:
         seeds = list(parse_seeds(args.seeds))
     configs = [load_config(args.config, args.set, seed) for seed in seeds]  # all checked first
+    for config in configs:
+        check_installed(config)
     play = evaluate_again if args.evaluate_only else lambda config: run(config, args.quiet)
     summaries = {}
     for config in configs:

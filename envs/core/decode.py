@@ -3,6 +3,7 @@
     import envs
     envs.layout("hocus_pocus_v1")            # the Layout: fields (name, size, meaning), slices
     fields = envs.decode("hocus_pocus_v1", obs["observation"])   # {"phase": array([...]), ...}
+    batch = envs.decode("hocus_pocus_v1", observations)   # [B, size]: {"phase": [B, 12], ...}
 
 The layout is the one the environment writes through (the ``RULES.md`` tables are generated from
 it), so a feature-based agent never slices by hand. ``kind="state"`` decodes ``env.state()``.
@@ -53,8 +54,12 @@ def decode(
     num_players: int | None = None,
     **options: Any,
 ) -> dict[str, np.ndarray]:
-    """Name -> values (a 1-d float array per field, copied) of an observation vector, an
-    observation dict (its ``"observation"`` entry) or, with ``kind="state"``, a ``state()``."""
+    """Name -> values (copied) of an observation vector, an observation dict (its
+    ``"observation"`` entry) or, with ``kind="state"``, a ``state()``.
+
+    One vector of shape ``[size]`` gives a 1-d array per field (``[field size]``); a batch of
+    shape ``[B, size]`` (one vector per row, e.g. from a vectorised environment) gives a 2-d
+    array per field, ``[B, field size]``, row ``i`` being the decoding of row ``i``."""
     if isinstance(vector, Mapping):
         if "observation" not in vector:
             raise ConfigError(
@@ -64,9 +69,9 @@ def decode(
         vector = vector["observation"]
     array = np.asarray(vector)
     shape = layout(env_id, kind, num_players, **options)
-    if array.ndim != 1 or array.shape[0] != shape.size:
+    if array.ndim not in (1, 2) or array.shape[-1] != shape.size:
         raise ConfigError(
             f"{env_id} {kind} vectors have {shape.size} entries, got an array of shape "
-            f"{array.shape}"
+            f"{array.shape} (decode takes one vector [{shape.size}] or a batch [B, {shape.size}])"
         )
-    return {f.name: array[shape.slices[f.name]].copy() for f in shape.fields}
+    return {f.name: array[..., shape.slices[f.name]].copy() for f in shape.fields}
