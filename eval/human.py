@@ -24,7 +24,7 @@ import numpy as np
 
 import envs
 from agents import make_agent
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.views import seen_action
 from eval.config import SEED_LIMIT
 from eval.demo import default_agent
@@ -90,6 +90,98 @@ def choose(
         )
 
 
+class Table:
+    """One game with a person at ``seat`` and agents in the other seats, played a decision at a
+    time (the terminal's :func:`play_human` and the browser's ``eval.serve`` share it).
+
+    ``log`` holds what seat ``seat`` has seen of every decision so far (its own and the
+    others', see :func:`envs.core.views.seen_action`), in order; a decision of a simultaneous
+    step joins it only once the step has resolved. ``turn`` counts the decisions taken."""
+
+    def __init__(
+        self,
+        env_id: str,
+        players: int,
+        seat: int,
+        partners: list[str],
+        seed: int,
+        render_mode: str = "ansi",
+    ) -> None:
+        check_game(env_id, players, seed)
+        self.env_id, self.seed, self.seat = env_id, seed, seat
+        self.seats = seat_specs(players, seat, partners)
+        self.env = Recorder(envs.make(env_id, num_players=players, render_mode=render_mode))
+        self.base = self.env.unwrapped
+        self.agents = {
+            name: make_agent(spec, env_id, seed=seed + i)
+            for i, (name, spec) in enumerate(
+                zip(self.base.possible_agents, self.seats, strict=True)
+            )
+            if spec != HUMAN
+        }
+        self.env.next_game(self.seats, {"human_seat": seat})
+        self.env.reset(seed=seed)
+        for i, name in enumerate(self.base.possible_agents):
+            if name in self.agents:
+                self.agents[name].reset(seed + 7919 * (i + 1))
+        self.you = self.base.possible_agents[seat]
+        self.log: list[str] = []
+        self.turn = 0
+        self._hidden: list[str] = []
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended (every seat terminated or truncated)."""
+        return not self.env.agents
+
+    @property
+    def record(self) -> GameRecord | None:
+        """The finished game's record (``None`` before the end)."""
+        return self.env.record
+
+    def your_turn(self) -> bool:
+        """Whether the person is to decide now."""
+        you = self.you
+        if self.over or self.env.agent_selection != you:
+            return False
+        return not (self.base.terminations[you] or self.base.truncations[you])
+
+    def legal(self) -> list[int]:
+        """The actions of the seat to act."""
+        return self.base.legal_actions()
+
+    def step_agent(self) -> bool:
+        """Take one step that is not the person's (an agent's decision, or the no-op step of a
+        seat whose game ended); ``False``, doing nothing, when the person is to decide or the
+        game is over. An agent's error propagates, the game unchanged by it."""
+        if self.over or self.your_turn():
+            return False
+        obs, _, term, trunc, _ = self.env.last()
+        if term or trunc:
+            self.env.step(None)
+            return True
+        name = self.env.agent_selection
+        self._take(self.agents[name].act(obs["observation"], obs["action_mask"]))
+        return True
+
+    def play(self, action: int) -> None:
+        """The person's decision ``action``; :class:`IllegalActionError` (the game unchanged)
+        when it is not the person's turn or not a legal action now."""
+        legal = self.legal()
+        if not self.your_turn() or action not in legal:
+            phase = self.base.rules.phase_name(self.base.game)
+            names = [self.base.rules.action_name(a) for a in legal] if self.your_turn() else []
+            raise IllegalActionError(action, self.you, phase, names)
+        self._take(action)
+
+    def _take(self, action: int) -> None:
+        self._hidden.append(seen_action(self.base, int(action), self.seat))
+        self.env.step(action)
+        self.turn += 1
+        if not self.base.rules.mid_step(self.base.game):
+            self.log, self._hidden = self.log + self._hidden, []
+
+
 def play_human(
     env_id: str,
     players: int,
@@ -102,48 +194,29 @@ def play_human(
     """Play one game with a person at ``seat`` (input from ``ask``, output to ``say``; by default
     the terminal); the finished game's record, or ``None`` when the person quit."""
     ask, say = ask or input, say or print
-    check_game(env_id, players, seed)
-    seats = seat_specs(players, seat, partners)
-    env = Recorder(envs.make(env_id, num_players=players, render_mode="ansi"))
-    base = env.unwrapped
-    agents = {
-        name: make_agent(spec, env_id, seed=seed + i)
-        for i, (name, spec) in enumerate(zip(base.possible_agents, seats, strict=True))
-        if spec != HUMAN
-    }
-    env.next_game(seats, {"human_seat": seat})
-    env.reset(seed=seed)
-    for i, name in enumerate(base.possible_agents):
-        if name in agents:
-            agents[name].reset(seed + 7919 * (i + 1))
-    you = base.possible_agents[seat]
-    say(f"=== {env_id}, {players} players, seed {seed}: you are {you}; {', '.join(seats)} ===")
-    hidden: list[str] = []
-    seen: list[str] = []
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        if name == you:
-            if seen:
-                say("\n".join(seen))
-                seen = []
-            say(f"\n{base.render_for(you)}\n\nyour legal actions:")
-            legal = base.legal_actions()
-            say(legal_list(base.rules, legal))
-            action = choose(base.rules, legal, ask, say)
-            if action is None:
-                say("game abandoned; nothing saved")
-                return None
-        else:
-            action = agents[name].act(obs["observation"], obs["action_mask"])
-        hidden.append(seen_action(base, int(action), seat))
-        env.step(action)
-        if not base.rules.mid_step(base.game):
-            seen, hidden = seen + hidden, []
-    record = env.record
-    say("\n".join(seen) + f"\n\n=== game over ===\n{base.render_for(you)}\n")
+    table = Table(env_id, players, seat, partners, seed)
+    base, you, shown = table.base, table.you, 0
+    say(
+        f"=== {env_id}, {players} players, seed {seed}: you are {you}; {', '.join(table.seats)} ==="
+    )
+    while True:
+        while table.step_agent():
+            pass
+        if table.over:
+            break
+        if len(table.log) > shown:
+            say("\n".join(table.log[shown:]))
+            shown = len(table.log)
+        say(f"\n{base.render_for(you)}\n\nyour legal actions:")
+        legal = table.legal()
+        say(legal_list(base.rules, legal))
+        action = choose(base.rules, legal, ask, say)
+        if action is None:
+            say("game abandoned; nothing saved")
+            return None
+        table.play(action)
+    record = table.record
+    say("\n".join(table.log[shown:]) + f"\n\n=== game over ===\n{base.render_for(you)}\n")
     say(f"result: {record.end['info'][seat]}; returns {record.end['returns']}")
     return record
 
