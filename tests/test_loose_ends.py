@@ -132,3 +132,25 @@ def test_gymnasium_makes_the_single_agent_view():
     assert len(env.unwrapped.aec.possible_agents) == 3 and np.isfinite(reward)
     with pytest.raises(envs.ConfigError, match="needs opponents"):
         gymnasium.make("cauldron/hexenflug-v1")
+
+
+def test_train_quiet_hides_the_final_evaluations_progress_bar(tmp_path, capsys):
+    """``python -m train --quiet`` passes ``progress=False`` to the final evaluation too."""
+    from train.__main__ import final_evaluation
+    from train.config import parse_config
+
+    config = parse_config(
+        {
+            "env": "headless_horseman_v1",
+            "num_players": 3,
+            "options": {"progress_reward": 1.0},
+            "final_eval_games": 2,
+            "out": str(tmp_path),
+            "name": "quiet",
+        }
+    )
+    checkpoint = Path(__file__).parents[1] / "checkpoints" / "headless_horseman_torch.pt"
+    final_evaluation(config, checkpoint, progress=False)
+    assert "%|" not in capsys.readouterr().err
+    final_evaluation(config, checkpoint, progress=True)
+    assert "%|" in capsys.readouterr().err

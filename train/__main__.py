@@ -34,14 +34,16 @@ from train.runlog import RunLog
 SAVED_GAMES = 2  # per pairing: the best and the worst game, as records with a viewer page
 
 
-def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int | None = None) -> dict:
+def final_evaluation(
+    config: TrainConfig, checkpoint: Path, workers: int | None = None, progress: bool = True
+) -> dict:
     """The trained agent beside every baseline, through the evaluation harness, on the seeds
     the baselines' reports use (from 0, like ``python -m eval``), so the trained agent and the
     baselines play the same deals: every team of one agent, and every lineup with the trained
     agent in it (the baselines among themselves are in docs/results). ``workers`` defaults to
     2 processes, or 1 for fewer than 100 games per pairing (starting the processes would take
     longer than the games). The best and the worst game of each pairing are saved
-    (``evaluation/games.jsonl``, ``games.html``)."""
+    (``evaluation/games.jsonl``, ``games.html``); ``progress`` shows the harness's progress bar."""
     agents = [f"{config.trainer}:{checkpoint}", "random"]
     agents += [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
     if workers is None:
@@ -60,7 +62,8 @@ def final_evaluation(config: TrainConfig, checkpoint: Path, workers: int | None 
     )
     mine = [lineup for lineup in harness.lineups(eval_config) if agents[0] in lineup.agents]
     teams = [lineup for lineup in harness.lineups(eval_config) if lineup.kind == "team"]
-    played = harness.play_all(eval_config, only=list(dict.fromkeys(teams + mine)))
+    only = list(dict.fromkeys(teams + mine))
+    played = harness.play_all(eval_config, progress=progress, only=only)
     summary = harness.summarize(eval_config, played)
     report.write(summary, config.folder / "evaluation")
     return summary
@@ -73,7 +76,7 @@ def run(config: TrainConfig, quiet: bool = False) -> dict:
         config_text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
         (folder / "config.yaml").write_text(config_text)
         checkpoint = fit(config, RunLog(folder, quiet=quiet))
-        summary = final_evaluation(config, checkpoint)
+        summary = final_evaluation(config, checkpoint, progress=not quiet)
     print(report.main_table(summary))
     print(f"\ncheckpoint: {checkpoint}\nreport: {folder / 'evaluation' / 'report.md'}")
     return summary
