@@ -221,10 +221,15 @@ def play_human(
     return record
 
 
-def main(argv: list[str] | None = None) -> GameRecord | None:
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.play", description=__doc__.splitlines()[0]
-    )
+def random_seed() -> int:
+    """A fresh seed in 0..2**31-1, for a game whose seed was not given."""
+    return int(np.random.SeedSequence().entropy % SEED_LIMIT)
+
+
+def table_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` with the options that seat a person at a table (``eval.play`` and
+    ``eval.serve``): ``--env``, ``--players``, ``--seat``, ``--partners``, ``--seed`` and
+    ``--save``."""
     parser.add_argument("--env", required=True, choices=envs.ids())
     parser.add_argument("--players", type=int, required=True)
     parser.add_argument("--seat", type=int, default=0, help="your seat (from 0)")
@@ -232,13 +237,18 @@ def main(argv: list[str] | None = None) -> GameRecord | None:
         "--partners", nargs="+", help="agent spec(s) for the other seats (default: a heuristic)"
     )
     parser.add_argument(
-        "--seed", type=int, help=f"the deal, 0..{SEED_LIMIT - 1} (default: a random one)"
+        "--seed", type=int, help=f"the (first) deal, 0..{SEED_LIMIT - 1} (default: a random one)"
     )
     parser.add_argument("--save", help="record file (default: runs/play/<env>_seed<S>.jsonl)")
-    args = parser.parse_args(argv)
-    seed = (
-        args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % SEED_LIMIT)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> GameRecord | None:
+    parser = table_arguments(
+        argparse.ArgumentParser(prog="python -m eval.play", description=__doc__.splitlines()[0])
     )
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random_seed()
     partners = args.partners or [default_agent(args.env)]
     path = check_output(args.save or f"runs/play/{args.env}_seed{seed}.jsonl", "--save")
     try:

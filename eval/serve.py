@@ -43,24 +43,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-import numpy as np
-
-import envs
 from envs.core.errors import ConfigError, run_command
 from envs.core.views import action_text
-from eval.config import SEED_LIMIT
 from eval.demo import default_agent
-from eval.human import Table
+from eval.human import Table, random_seed, table_arguments
 from eval.records import check_output, jsonable, write_games
 
 LOCAL = "127.0.0.1"
 PAGE = Path(__file__).with_name("serve_assets") / "play.html"
 MAX_BODY = 4096  # bytes of a request body: a decision is a few dozen
-
-
-def random_seed() -> int:
-    """A fresh seed in 0..2**31-1 (as ``eval.play`` picks one)."""
-    return int(np.random.SeedSequence().entropy % SEED_LIMIT)
 
 
 class Refused(Exception):
@@ -301,19 +292,9 @@ def make_server(session: Session, host: str = LOCAL, port: int = 0) -> Threading
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.serve", description=__doc__.splitlines()[0]
+    parser = table_arguments(
+        argparse.ArgumentParser(prog="python -m eval.serve", description=__doc__.splitlines()[0])
     )
-    parser.add_argument("--env", required=True, choices=envs.ids())
-    parser.add_argument("--players", type=int, required=True)
-    parser.add_argument("--seat", type=int, default=0, help="your seat (from 0)")
-    parser.add_argument(
-        "--partners", nargs="+", help="agent spec(s) for the other seats (default: a heuristic)"
-    )
-    parser.add_argument(
-        "--seed", type=int, help=f"the first deal, 0..{SEED_LIMIT - 1} (default: a random one)"
-    )
-    parser.add_argument("--save", help="record file (default: runs/play/<env>_seed<S>.jsonl)")
     parser.add_argument("--host", default=LOCAL, help="address to listen on (default: local only)")
     parser.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
     args = parser.parse_args(argv)
