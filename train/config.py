@@ -417,9 +417,7 @@ class TrainConfig(BaseModel):
                 "engine 'batched' with recurrent in a competitive game needs self_play_every 0: "
                 "a recurrent snapshot cannot play as a batched opponent"
             )
-        device = torch_device(self.device)
-        if device.type == "cuda" and not torch.cuda.is_available():
-            raise ValueError(f"device {self.device!r}: CUDA is not available here")
+        device = torch_device(self.device)  # a ConfigError for a device this machine lacks
         for opponent in self.opponents:
             make_batched_agent(opponent, self.env, self.num_players, device, torch.Generator())
 

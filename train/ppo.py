@@ -51,6 +51,7 @@ from torch import nn
 
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
+from envs.registry import torch_device
 from train import curriculum, diagnostics, runfolder, sequences, warm_start
 from train.batched import BatchedGames
 from train.bridge import SingleAgentBridge
@@ -206,7 +207,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     n_envs, n_steps = config.num_envs, config.rollout_steps
     batch = n_envs * n_steps
     games = make_games(config, start * batch)
-    device = torch.device(config.device if batched else "cpu")
+    device = torch_device(config.device) if batched else torch.device("cpu")
     obs_size, n_actions = games.observation_size, games.num_actions
     critic_size = games.state_size if config.centralized_critic else 0
     opponents_on_table = batched and not games.cooperative
