@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -92,7 +93,8 @@ def choose(
 
 class Table:
     """One game with a person at ``seat`` and agents in the other seats, played a decision at a
-    time (the terminal's :func:`play_human` and the browser's ``eval.serve`` share it).
+    time (the terminal's :func:`play_human` and the browser's ``eval.serve`` share it), on the
+    env made with ``options`` (none: the game's defaults).
 
     ``log`` holds what seat ``seat`` has seen of every decision so far (its own and the
     others', see :func:`envs.core.views.seen_action`), in order; a decision of a simultaneous
@@ -106,11 +108,13 @@ class Table:
         partners: list[str],
         seed: int,
         render_mode: str = "ansi",
+        options: dict[str, Any] | None = None,
     ) -> None:
         check_game(env_id, players, seed)
         self.env_id, self.seed, self.seat = env_id, seed, seat
         self.seats = seat_specs(players, seat, partners)
-        self.env = Recorder(envs.make(env_id, num_players=players, render_mode=render_mode))
+        env = envs.make(env_id, num_players=players, render_mode=render_mode, **(options or {}))
+        self.env = Recorder(env)
         self.base = self.env.unwrapped
         self.agents = {
             name: make_agent(spec, env_id, seed=seed + i)
@@ -174,6 +178,20 @@ class Table:
             raise IllegalActionError(action, self.you, phase, names)
         self._take(action)
 
+    def follow(self, action: int) -> None:
+        """Take ``action``, a decision already made (resuming a saved game): first the no-op
+        steps of seats whose game ended; an agent's seat is shown its observation and takes
+        ``action`` whatever it answers (so an agent's memory within the game comes back, and a
+        seeded agent goes on as it would have); the person's seat as :meth:`play`."""
+        while not self.over and not self.your_turn():
+            obs, _, term, trunc, _ = self.env.last()
+            if not (term or trunc):
+                self.agents[self.env.agent_selection].act(obs["observation"], obs["action_mask"])
+                self._take(action)
+                return
+            self.env.step(None)
+        self.play(action)
+
     def _take(self, action: int) -> None:
         self._hidden.append(seen_action(self.base, int(action), self.seat))
         self.env.step(action)
@@ -226,13 +244,19 @@ def random_seed() -> int:
     return int(np.random.SeedSequence().entropy % SEED_LIMIT)
 
 
-def table_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def table_arguments(
+    parser: argparse.ArgumentParser, required: bool = True
+) -> argparse.ArgumentParser:
     """``parser`` with the options that seat a person at a table (``eval.play`` and
     ``eval.serve``): ``--env``, ``--players``, ``--seat``, ``--partners``, ``--seed`` and
-    ``--save``."""
-    parser.add_argument("--env", required=True, choices=envs.ids())
-    parser.add_argument("--players", type=int, required=True)
-    parser.add_argument("--seat", type=int, default=0, help="your seat (from 0)")
+    ``--save``. Unless ``required``, ``--env`` and ``--players`` may be left out and ``--seat``
+    defaults to ``None`` (the command checks them: ``eval.serve --resume`` takes them from a
+    file)."""
+    parser.add_argument("--env", required=required, choices=envs.ids())
+    parser.add_argument("--players", type=int, required=required)
+    parser.add_argument(
+        "--seat", type=int, default=0 if required else None, help="your seat (from 0)"
+    )
     parser.add_argument(
         "--partners", nargs="+", help="agent spec(s) for the other seats (default: a heuristic)"
     )

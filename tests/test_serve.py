@@ -179,3 +179,182 @@ def test_the_command_refuses_a_bad_save_path_before_the_game(tmp_path):
     folder.mkdir()
     with pytest.raises(ConfigError, match="--save .* is a folder"):
         serve.main(["--env", envs.ids()[0], "--players", "2", "--save", str(folder)])
+
+
+def test_an_answer_to_a_decision_holds_only_what_the_page_has_not_shown(running):
+    """The page sends ``since`` (the log entries it has shown): the answer holds only the later
+    entries and frames (the server keeps those since the person's last decision), so an
+    answer's size does not grow with the game."""
+    server = running("hexenflug_v1", players=3, seat=1)
+    _, state = server.get("/state")
+    decisions = 0
+    for _ in range(30):
+        if state["over"]:
+            break
+        since = state["logged"]
+        status, state = server.post(
+            "/act", {"action": state["legal"][0][0], "turn": state["turn"], "since": since}
+        )
+        assert status == 200 and len(state["log"]) == state["logged"] - since
+        assert all(n > since for n, _ in state["frames"])
+        assert len(state["frames"]) <= len(state["log"])
+        assert all(n > since for n, _ in server.session.frames)  # older frames are dropped
+        decisions += 1
+    assert decisions == 30
+    status, answer = server.post("/act", {"action": 0, "turn": state["turn"], "since": "x"})
+    assert status == 400 and "'since' must be an integer" in answer["error"]
+
+
+def play_last_legal(server: Running, stop_at: int | None = None) -> dict:
+    """Play the person's seat by its last legal action (a stateless choice, so a resumed game
+    goes on as the uninterrupted one; the first would wait in Voodoo Mania) until the game
+    ends (or the person's decision ``stop_at``, counted from 1); the last state."""
+    _, state = server.get("/state")
+    decisions = 0
+    while not state["over"] and not state["error"] and decisions != stop_at:
+        status, state = server.post(
+            "/act", {"action": state["legal"][-1][0], "turn": state["turn"]}
+        )
+        assert status == 200, state
+        decisions += 1
+    return state
+
+
+@pytest.mark.parametrize("env_id", envs.ids())
+def test_a_game_saved_unfinished_resumes_and_ends_as_the_uninterrupted_game(env_id, running):
+    """``--resume``: the decisions saved are taken again (the agents shown their observations
+    again, so seeded agents go on as they would have), the game continues at the person's
+    decision with the same view and log, and the finished game is the same game, saved beside
+    the ``.unfinished`` file as a record that replays."""
+    whole = play_last_legal(running(env_id, players=2, seat=1))
+    stopped = running(env_id, players=2, seat=1)
+    stopped.session.save_option = str(Path(whole["saved"]).with_name("cut.jsonl"))
+    stopped.session.start(4)
+    mid = play_last_legal(stopped, stop_at=6)
+    status, saved = stopped.post("/save", {})
+    assert status == 200 and saved["unfinished"] and saved["saved"].endswith("cut.jsonl.unfinished")
+    resumed = Running(serve.resume(saved["saved"]))
+    try:
+        _, state = resumed.get("/state")
+        for key in ("turn", "svg", "log", "legal", "seats", "you", "seed", "your_turn"):
+            assert state[key] == mid[key], key
+        last = play_last_legal(resumed)
+    finally:
+        resumed.close()
+    assert last["saved"] == saved["saved"].removesuffix(".unfinished")
+    [game] = read_games(last["saved"])
+    [uninterrupted] = read_games(whole["saved"])
+    assert game.steps == uninterrupted.steps and game.end == uninterrupted.end
+    assert game.header == uninterrupted.header
+    assert len(frames(game)) == len(game.steps) + 1
+
+
+def test_a_game_stopped_by_a_failing_agent_resumes_and_is_saved_whole(running, capsys):
+    server = running("headless_horseman_v1", players=2, seat=0)
+    server.session.table.agents["player_1"] = Failing()
+    state = play_last_legal(server)
+    assert state["error"] and "out of ideas" in capsys.readouterr().err
+    saved = state["error"].rsplit("saved to ", 1)[1]
+    session = serve.resume(saved)
+    partner = default_agent("headless_horseman_v1")
+    assert session.resumed_at == state["turn"] and session.table.seats[1] == partner
+    resumed = Running(session)
+    try:
+        last = play_last_legal(resumed)
+    finally:
+        resumed.close()
+    assert last["over"] and not last["error"]
+    [game] = read_games(last["saved"])
+    assert game.header["agents"] == ["human", partner]
+    assert len(frames(game)) == len(game.steps) + 1
+
+
+def unfinished_file(tmp_path, running, edit=None) -> Path:
+    """A Horseman game cut after the person's third decision, saved unfinished; ``edit``
+    changes its lines (JSON objects) first."""
+    server = running("headless_horseman_v1", players=2, seat=0)
+    play_last_legal(server, stop_at=3)
+    path = Path(server.post("/save", {})[1]["saved"])
+    if edit is not None:
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        edit(lines)
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def wrong_agent(lines):
+    lines[0]["agents"][1] = "heuristic:nobody"
+
+
+def no_person(lines):
+    lines[0]["agents"][0] = "random"
+
+
+def illegal_step(lines):
+    lines[2]["a"] = 10_000
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (wrong_agent, r"cannot build the game's agents \['heuristic:nobody'\]: ConfigError: "),
+        (no_person, r"seats no one person \(agents \['random', 'heuristic:\w+'\]\)"),
+        (illegal_step, r"\.unfinished, line 3, step 2: action 10000 is outside the game's"),
+    ],
+)
+def test_resume_refuses_a_file_it_cannot_continue(edit, words, tmp_path, running):
+    path = unfinished_file(tmp_path, running, edit)
+    with pytest.raises(ConfigError, match=words):
+        serve.resume(str(path))
+
+
+def test_resume_refuses_a_finished_game_an_empty_file_and_a_missing_one(tmp_path, running):
+    state = play_last_legal(running("headless_horseman_v1", players=2, seat=0))
+    with pytest.raises(ConfigError, match="its last game is finished .* python -m eval.viewer"):
+        serve.resume(state["saved"])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(ConfigError, match="empty.jsonl: the file is empty"):
+        serve.resume(str(empty))
+    with pytest.raises(ConfigError, match="nowhere.jsonl: no such file"):
+        serve.resume(str(tmp_path / "nowhere.jsonl"))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my game\n")
+    with pytest.raises(ConfigError, match=r"^--resume .*notes.txt, line 1: not valid JSON"):
+        serve.resume(str(notes))
+
+
+def test_a_record_whose_last_game_is_cut_short_resumes_after_its_games(tmp_path, running):
+    """Any record file whose last game has no end line: the resumed game is saved (to
+    ``--save``) after the games already there, and the file reads as whole records."""
+    finished = play_last_legal(running("headless_horseman_v1", players=2, seat=0))["saved"]
+    cut = unfinished_file(tmp_path, running)
+    both = tmp_path / "both.jsonl"
+    both.write_text(Path(finished).read_text() + cut.read_text())
+    out = tmp_path / "out.jsonl"
+    out.write_text(Path(finished).read_text())
+    session = serve.resume(str(both), str(out))
+    assert session.resumed_at == len(cut.read_text().splitlines()) - 1
+    resumed = Running(session)
+    try:
+        assert play_last_legal(resumed)["saved"] == str(out)
+    finally:
+        resumed.close()
+    first, second = read_games(out)
+    assert first.to_lines() == read_games(finished)[0].to_lines()
+    assert second.header["agents"][0] == "human" and len(frames(second)) == len(second.steps) + 1
+
+
+def test_the_command_takes_a_resumed_game_from_its_file_alone(tmp_path, running):
+    path = unfinished_file(tmp_path, running)
+    with pytest.raises(ConfigError, match="from .*; drop --env --seat"):
+        serve.main(["--resume", str(path), "--env", "hexenflug_v1", "--seat", "0"])
+    with pytest.raises(ConfigError, match="give --env and --players for a new game, or --resume"):
+        serve.main(["--env", "hexenflug_v1"])
+
+
+def test_the_command_names_a_port_in_use_in_one_line(tmp_path, running):
+    port = running("headless_horseman_v1").server.server_address[1]
+    argv = ["--env", "hexenflug_v1", "--players", "2", "--save", str(tmp_path / "g.jsonl")]
+    with pytest.raises(ConfigError, match=f"^--port {port} on 127.0.0.1 is in use; give another"):
+        serve.main([*argv, "--port", str(port)])
