@@ -1,10 +1,12 @@
 """Cooperative-AI protocol: self-play vs cross-play and ad-hoc teamwork of k training seeds.
 
     python -m eval.zsc configs/eval/hocus_pocus_zsc.yaml [--quick] [--games N] [--workers N]
+                                                         [--checkpoints CKPT CKPT CKPT ...]
 
-Each seed of the train config is a trained agent (its finished run, or trained now:
-:mod:`eval.zsc_runs`). Every lineup below plays the same seeded deals, seats rotating with the
-seed (:mod:`eval.harness`):
+Each seed of the train config is a trained agent (a given checkpoint, its finished run, or
+trained now with the config's step budget: :mod:`eval.zsc_runs`). Before any work the command
+prints an estimate of the whole run's time and how it was made. Every lineup below plays the
+same seeded deals, seats rotating with the seed (:mod:`eval.harness`):
 
 * **self-play**: seed i in every seat;
 * **cross-play**: seeds i and j (i ≠ j) share the table half and half: i in ⌈N/2⌉ seats, j in
@@ -17,8 +19,10 @@ The team score (``measure``: the game's own figure such as stuns, or the win rat
 as the cross-play mean over the self-play mean (and their difference), with 95% intervals from
 a two-stage paired bootstrap (:func:`eval.stats.bootstrap_ratio_interval`: seeds or pairs, then
 deals). ``out`` receives ``report.md``, ``results.json`` (every game and the provenance),
-``crossplay.png`` and ``adhoc.png``. ``--quick`` plays at most 100 games per composition and
-the report says its figures are rougher.
+``crossplay.png`` and ``adhoc.png``. The report warns when the seeds trained different numbers
+of steps. ``--quick`` trains each seed a tenth of its steps (in run folders of their own: see
+:func:`eval.zsc_config.quick_config`), plays at most 100 games per composition, prints what it
+changed, and the report says its figures are rougher.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,10 +47,9 @@ from eval.harness import Lineup
 from eval.play import GameResult
 from eval.provenance import provenance
 from eval.stats import bootstrap_ratio_interval
-from eval.zsc_config import ZscConfig, load_zsc_config, parse_zsc_config
-from eval.zsc_runs import SeedRun, seed_runs
+from eval.zsc_config import QUICK_GAMES, ZscConfig, load_zsc_config, quick_config
+from eval.zsc_runs import SeedRun, final_checkpoint, seed_runs, speed, training_estimate
 
-QUICK_GAMES = 100
 SELF, CROSS, ADHOC, PARTNER = "self-play", "cross-play", "ad-hoc", "partner team"
 
 
@@ -147,10 +151,12 @@ def summarize(
                 "folder": str(r.folder),
                 "agent": r.spec,
                 "trained_now": r.trained_now,
+                "given": r.given,
                 "steps": r.steps,
             }
             for r in runs
         ],
+        "warnings": budget_warnings(runs),
         "provenance": provenance({**config.model_dump(), "agents": specs}),
         "selfplay": overall["denominator"],
         "crossplay": overall["numerator"],
@@ -161,6 +167,78 @@ def summarize(
         "adhoc": adhoc,
         "rows": rows,
     }
+
+
+def budget_warnings(runs: list[SeedRun]) -> list[str]:
+    """Warnings when the seeds' budgets are not known to be equal: steps that differ, or
+    that no ``metrics.csv`` records."""
+    out = []
+    unknown = [r.seed for r in runs if r.steps is None]
+    if unknown:
+        out.append(
+            f"Seeds {unknown}: steps unknown (no metrics.csv beside the checkpoint): the seeds' "
+            "budgets cannot be compared."
+        )
+    steps = {r.seed: r.steps for r in runs if r.steps is not None}
+    if len(set(steps.values())) > 1:
+        listed = ", ".join(f"seed {k} {v:,}" for k, v in steps.items())
+        out.append(
+            f"The seeds trained different numbers of steps ({listed}); "
+            "docs/benchmark_protocol.md asks for equal budgets."
+        )
+    return out
+
+
+def duration(seconds: float) -> str:
+    """A rough duration: seconds, minutes, or hours and minutes."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def estimate(config: ZscConfig, games: int, probe: bool = True) -> tuple[float, list[str]]:
+    """The whole run's time in seconds, before any work, and lines saying how it was
+    estimated: each seed to train (:func:`eval.zsc_runs.training_estimate`, with a short
+    training probe unless ``probe`` is off; given or finished seeds cost nothing), then the
+    games of every composition at the configured seconds per game (each seat's agent
+    weighing by its share of the seats) over the workers."""
+    lines = []
+    total = 0.0
+    if config.checkpoints is None:
+        trains = [config.train_config(seed) for seed in config.seeds]
+        missing = [c for c in trains if not final_checkpoint(c).exists()]
+        if missing:
+            seconds, how = training_estimate(missing[0], [c.folder for c in trains], probe)
+            total += seconds * len(missing)
+            lines.append(
+                f"training: {len(missing)} of {len(trains)} seeds to train, about "
+                f"{duration(seconds)} each ({how})"
+            )
+        else:
+            lines.append("training: none (every seed's run is finished)")
+    else:
+        lines.append("training: none (checkpoints given)")
+    figures, source = speed(config.env)
+    seeds = [str(s) for s in config.seeds]
+    played = plan(seeds, list(config.partners or []), config.num_players)
+    per_game = sum(
+        sum(
+            k / lineup.players * (figures.trained_game if a in seeds else figures.baseline_game)
+            for a, k in zip(lineup.agents, lineup.seats, strict=True)
+        )
+        for _, lineup in played
+    )
+    workers = min(config.workers, os.cpu_count() or 1)
+    seconds = games * per_game / workers
+    total += seconds
+    lines.append(
+        f"games: {games * len(played):,} ({len(played)} compositions x {games}), about "
+        f"{duration(seconds)} on {workers} worker{'s' * (workers > 1)} at "
+        f"{figures.trained_game:g} s a game with trained agents in every seat and "
+        f"{figures.baseline_game:g} s with baselines ({source})"
+    )
+    return total, [f"estimate: about {duration(total)} in all", *(f"  {x}" for x in lines)]
 
 
 def matrix(
@@ -204,9 +282,11 @@ def run(config: ZscConfig, games: int | None = None, quiet: bool = False) -> dic
     """The whole protocol: the seeds' agents (trained where missing), every lineup, the report
     in ``config.out``; returns the summary (with a note when ``games`` cut the run short)."""
     folder = Path(config.out)
+    games = config.games if games is None else games
     with lock_folder(folder):  # one protocol at a time writes the folder
+        print("\n".join(estimate(config, games)[1]), flush=True)
         runs = seed_runs(config, quiet)
-        eval_config = evaluation_config(config, runs, config.games if games is None else games)
+        eval_config = evaluation_config(config, runs, games)
         lineups = [
             lineup
             for _, lineup in plan([r.spec for r in runs], config.partners, config.num_players)
@@ -219,6 +299,8 @@ def run(config: ZscConfig, games: int | None = None, quiet: bool = False) -> dic
                 f"config's {config.games}; the figures are rougher (wider intervals) than a full "
                 "run's."
             )
+        for warning in summary["warnings"]:
+            print(f"warning: {warning}", flush=True)
         zsc_report.write(summary, folder)
     return summary
 
@@ -230,19 +312,29 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"at most {QUICK_GAMES} games per composition (rougher figures, noted in the report)",
+        help="a tenth of each seed's training steps (in its own run folders) and at most "
+        f"{QUICK_GAMES} games per composition (rougher figures, noted in the report)",
+    )
+    parser.add_argument(
+        "--checkpoints",
+        nargs="+",
+        metavar="CKPT",
+        help="finished checkpoints (torch:<file>, sb3:<file>, or a .pt / .zip path), one per "
+        "seed in order: played instead of training",
     )
     parser.add_argument("--workers", type=int, help="override the config's worker count")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    config = load_zsc_config(args.config)
-    if args.workers is not None:
-        config = parse_zsc_config({**config.model_dump(), "workers": args.workers}, args.config)
+    given = {"workers": args.workers, "checkpoints": args.checkpoints}
+    config = load_zsc_config(args.config, {k: v for k, v in given.items() if v is not None})
     games = config.games if args.games is None else args.games
-    if args.quick:
-        games = min(games, QUICK_GAMES)
     if games < 1:
         raise ConfigError(f"--games must be at least 1, got {games}")
+    if args.quick:
+        config, changes = quick_config(config)
+        changes.append(f"games per composition {games:,} -> {min(games, QUICK_GAMES):,}")
+        games = min(games, QUICK_GAMES)
+        print("--quick: " + "; ".join(changes), flush=True)
     summary = run(config, games, args.quiet)
     print(zsc_report.headline(summary))
     print(f"\nreport: {Path(config.out) / 'report.md'}")

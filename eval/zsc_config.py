@@ -4,7 +4,11 @@ env: hocus_pocus_v1                            # a cooperative game; must be the
 num_players: 4                                 # must be the train config's num_players
 train: configs/train/hocus_pocus_torch.yaml    # the training config whose seeds are compared
 seeds: [0, 1, 2]                               # k >= 3 distinct training seeds
-train_overrides: {max_minutes: 10}             # optional fields set as --set would (not seed)
+train_overrides: {total_steps: 458752, max_minutes: 0}  # fields set as --set would (not seed):
+                                               # each seed's budget in steps (max_minutes is
+                                               # refused: it would give seeds different budgets)
+checkpoints: [torch:a/final.pt, ...]           # optional: finished checkpoints (torch: or sb3:),
+                                               # one per seed in order, used instead of training
 partners: [heuristic:greedy, random]           # ad-hoc partners (default: every heuristic + random)
 measure: score                                 # the team score compared: win (the win rate, the
                                                # default) or score (the game's own figure, e.g.
@@ -18,18 +22,22 @@ out: runs/zsc/hocus_pocus                      # report.md, results.json and the
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 import envs
 from agents import HEURISTICS, make_agent
+from agents.specs import parse_spec
 from envs.core.errors import ConfigError
-from eval.config import MAX_GAMES, SEED_LIMIT, load_model, parse_model
+from eval.config import MAX_GAMES, SEED_LIMIT, parse_model, read_yaml_file
 from train.config import TrainConfig, load_config
 
 MIN_SEEDS = 3
+QUICK_DIVISOR = 10  # --quick: each seed's steps (and warm-start games) divided by this
+QUICK_GAMES = 100  # --quick: at most this many games per composition (and final evaluation)
+CHECKPOINT_KINDS = {".pt": "torch", ".zip": "sb3"}  # a bare path's kind, by its suffix
 
 
 class ZscConfig(BaseModel):
@@ -45,6 +53,11 @@ class ZscConfig(BaseModel):
         default_factory=dict,
         description="training fields set as `python -m train --set` would (not seed); "
         "options.NAME sets one environment option",
+    )
+    checkpoints: list[str] | None = Field(
+        None,
+        description="finished checkpoints (torch:<file> or sb3:<file>, or a .pt / .zip path), "
+        "one per seed in order, played instead of training the seeds",
     )
     partners: list[str] | None = Field(
         None, description="ad-hoc partner specs (default: random and every heuristic)"
@@ -112,7 +125,40 @@ class ZscConfig(BaseModel):
                     f"{field} {getattr(self, field)!r} is not the train config's "
                     f"{getattr(first, field)!r} ({self.train})"
                 )
+        if self.checkpoints is not None:
+            self.checkpoints = self._checked_checkpoints(self.checkpoints)
+        elif first.max_minutes:
+            raise ValueError(
+                f"max_minutes {first.max_minutes:g} (train config with train_overrides) stops "
+                "each seed by the clock, so seeds get different step budgets; set "
+                "train_overrides {max_minutes: 0, total_steps: N} (equal budgets, "
+                "docs/benchmark_protocol.md), or give finished runs as checkpoints"
+            )
         return self
+
+    def _checked_checkpoints(self, given: list[str]) -> list[str]:
+        """The checkpoints as agent specs, after checking there is one per seed, each file
+        exists and was trained for this game (and, where it records it, this player count)."""
+        if len(given) != len(self.seeds):
+            raise ValueError(
+                f"checkpoints: {len(given)} given for the {len(self.seeds)} seeds "
+                f"{self.seeds}; give one per seed, in order"
+            )
+        specs = [checkpoint_spec(text) for text in given]
+        if len(set(specs)) != len(specs):
+            raise ValueError(f"checkpoints must be distinct, got {given}")
+        for spec in specs:
+            try:
+                make_agent(spec, self.env)
+                players = trained_players(spec)
+            except ConfigError as err:
+                raise ValueError(f"checkpoints: {err}") from None
+            if players not in (None, self.num_players):
+                raise ValueError(
+                    f"checkpoints: {spec} was trained at {players} players, the protocol "
+                    f"plays {self.num_players}"
+                )
+        return specs
 
     def train_config(self, seed: int) -> TrainConfig:
         """The training config of one seed, with ``train_overrides`` applied; its folder is the
@@ -124,14 +170,84 @@ class ZscConfig(BaseModel):
             raise ValueError(f"train (with train_overrides): {err}") from None
 
 
+def checkpoint_spec(text: str) -> str:
+    """``torch:<file>`` or ``sb3:<file>`` as given, or a bare ``.pt`` / ``.zip`` path as that
+    spec; a :class:`ValueError` for anything else."""
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"checkpoints: {text!r} is not a checkpoint path")
+    if ":" not in text and PurePath(text).suffix in CHECKPOINT_KINDS:
+        text = f"{CHECKPOINT_KINDS[PurePath(text).suffix]}:{text}"
+    try:
+        kind = parse_spec(text).kind
+    except ConfigError:
+        kind = None
+    if kind not in CHECKPOINT_KINDS.values():
+        raise ValueError(
+            f"checkpoints: {text!r} is not a torch:<file> or sb3:<file> checkpoint (or a .pt "
+            "or .zip path)"
+        )
+    return text
+
+
+def trained_players(spec: str) -> int | None:
+    """The player count a torch or sb3 checkpoint was trained at, where it records one."""
+    parsed = parse_spec(spec)
+    if parsed.kind == "torch":
+        from agents.torch_policy import load_checkpoint
+
+        players = load_checkpoint(Path(parsed.target))[1].get("num_players")
+    else:
+        from agents.checkpoints import SB3_META
+
+        meta = json.loads(Path(parsed.target + SB3_META).read_text())
+        players = meta.get("num_players")
+    return players or None
+
+
 def default_partners(env_id: str) -> list[str]:
     """Random play and every heuristic of the game."""
     return ["random"] + [f"heuristic:{name}" for name in HEURISTICS.get(env_id, {})]
 
 
-def load_zsc_config(path: str | Path) -> ZscConfig:
-    """Read and validate a protocol config (``name`` defaults to the file's stem)."""
-    return load_model(ZscConfig, path)
+def quick_config(config: ZscConfig) -> tuple[ZscConfig, list[str]]:
+    """What ``--quick`` trains, and each change as text: every seed's ``total_steps`` and a
+    warm start's games divided by :data:`QUICK_DIVISOR`, the final evaluation cut to
+    :data:`QUICK_GAMES` games, in run folders of their own (``<name>-quick-seed<k>``) so a
+    quick seed is never reused as a full one. Given checkpoints train nothing: no change."""
+    if config.checkpoints is not None:
+        return config, []
+    base = config.train_config(config.seeds[0])
+    name = base.name.removesuffix(f"-seed{base.seed}")
+    steps = max(1, base.total_steps // QUICK_DIVISOR)
+    final = min(base.final_eval_games, QUICK_GAMES)
+    overrides = {
+        **config.train_overrides,
+        "total_steps": steps,
+        "final_eval_games": final,
+        "name": f"{name}-quick",
+    }
+    changes = [
+        f"total_steps {base.total_steps:,} -> {steps:,} (divided by {QUICK_DIVISOR})",
+        f"final_eval_games {base.final_eval_games:,} -> {final:,}",
+        f"run folders {name}-seed<k> -> {name}-quick-seed<k>",
+    ]
+    if base.warm_start is not None:
+        games = max(1, base.warm_start.games // QUICK_DIVISOR)
+        overrides["warm_start"] = {**base.warm_start.model_dump(mode="json"), "games": games}
+        changes.insert(1, f"warm_start.games {base.warm_start.games:,} -> {games:,}")
+    data = {**config.model_dump(), "train_overrides": overrides}
+    return parse_zsc_config(data, "--quick"), changes
+
+
+def load_zsc_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ZscConfig:
+    """Read and validate a protocol config (``name`` defaults to the file's stem), with the
+    command line's ``overrides`` of its fields applied before it is checked."""
+    path = Path(path)
+    data = read_yaml_file(path) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys to values")
+    data = {"name": path.stem, **data, **(overrides or {})}
+    return parse_model(ZscConfig, data, str(path))
 
 
 def parse_zsc_config(data: dict[str, Any], where: str = "config") -> ZscConfig:

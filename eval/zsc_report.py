@@ -62,9 +62,10 @@ def seed_table(summary: dict) -> str:
     ]
     for run in summary["runs"]:
         s = summary["per_seed"][run["agent"]]
+        trained = "given" if run.get("given") else "now" if run["trained_now"] else "earlier"
+        steps = "n/a" if run["steps"] is None else f"{run['steps']:,}"
         lines.append(
-            f"| {label[run['agent']]} | `{run['folder']}` | "
-            f"{'now' if run['trained_now'] else 'earlier'} | {run['steps']:,} | "
+            f"| {label[run['agent']]} | `{run['folder']}` | {trained} | {steps} | "
             f"{interval(summary, s['denominator'])} | {interval(summary, s['numerator'])} | "
             f"{ratio(s['ratio'])} |"
         )
@@ -136,11 +137,14 @@ def markdown(summary: dict) -> str:
     c, n = summary["config"], summary["players"]
     first, last = summary["first_seed"], summary["first_seed"] + summary["games"] - 1
     high, low = (n + 1) // 2, n // 2
+    trained_with = f" with {c['train_overrides']}" if c["train_overrides"] else ""
+    if c.get("checkpoints"):
+        trained_with = f" (given checkpoints: {', '.join(c['checkpoints'])})"
     parts = [
         f"# Cooperative-AI protocol `{c['name']}`: {summary['env']}, {n} players",
         "",
         f"Seeds {', '.join(str(r['seed']) for r in summary['runs'])} of `{c['train']}`"
-        + (f" with {c['train_overrides']}" if c["train_overrides"] else "")
+        + trained_with
         + f". {summary['games']} seeded games per seat composition (seeds {first}–{last}, the "
         "same deals for every composition; seats rotate with the seed). Team score: "
         f"{measure_name(summary)}. Cross-play seats two seeds half and half (row seed in "
@@ -155,6 +159,7 @@ def markdown(summary: dict) -> str:
     ]
     if summary.get("note"):
         parts += [f"**{summary['note']}**", ""]
+    parts += [f"**Warning: {w}**\n" for w in summary.get("warnings", [])]
     parts += [
         "## Self-play vs cross-play",
         "",

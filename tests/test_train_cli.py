@@ -93,6 +93,8 @@ def fake_run(folder, seed: int, rate: float, env: str = "headless_horseman_v1") 
     folder.mkdir(parents=True)
     config = {"env": env, "num_players": 2, "trainer": "torch", "seed": seed, "name": folder.name}
     (folder / "config.yaml").write_text(yaml.safe_dump(config))
+    (folder / "metrics.csv").write_text("step,key,value\n128,train/mean_return,0.5\n")
+    (folder / "final.pt").write_bytes(b"")
     (folder / "evaluation").mkdir()
     win = {"rate": rate, "low": rate - 0.05, "high": rate + 0.05}
     rows = [{"lineup": ["torch:x"], "win": win}, {"lineup": ["random"], "win": win}]

@@ -1,6 +1,8 @@
 """The cooperative-AI protocol (python -m eval.zsc, issue 12 item 4): config checks, the seat
 compositions it plays, the self-play / cross-play ratio on a constructed case, and a whole run
-on the Headless Horseman at 2 players with seeds trained for a few hundred steps."""
+on the Headless Horseman at 2 players with seeds trained for a few hundred steps. Issue 32:
+budgets in steps (max_minutes refused), --quick shortening training, the time estimate, and
+finished checkpoints played instead of training."""
 
 from __future__ import annotations
 
@@ -14,15 +16,17 @@ import pytest
 import yaml
 
 import envs
-from eval import harness, zsc
+from eval import harness, zsc, zsc_runs
 from eval.play import GameResult
 from eval.stats import bootstrap_ratio_interval
-from eval.zsc_config import load_zsc_config, parse_zsc_config
+from eval.zsc_config import load_zsc_config, parse_zsc_config, quick_config
 from train import fit, runfolder
 from train.config import load_config
 from train.runlog import RunLog
 
 ENV = "headless_horseman_v1"
+HH_TORCH = "checkpoints/headless_horseman_torch.pt"  # trained at 3 players
+HH_SB3 = "checkpoints/headless_horseman_sb3.zip"
 TINY_TRAINING = {
     "env": ENV,
     "num_players": 2,
@@ -74,6 +78,23 @@ def protocol(train_file, **extra) -> dict:
         ({"env": "hexenflug_v1"}, "hexenflug_v1 is not cooperative"),
         ({"train_overrides": {"seed": 4}}, "seed is set by seeds, not train_overrides"),
         ({"train_overrides": {"hidden": "big"}}, "train (with train_overrides)"),
+        ({"train_overrides": {"max_minutes": 10}}, "max_minutes 10 (train config with train"),
+        ({"checkpoints": ["random"] * 3}, "'random' is not a torch:<file> or sb3:<file>"),
+        ({"checkpoints": [HH_TORCH]}, "checkpoints: 1 given for the 3 seeds [0, 1, 2]"),
+        ({"checkpoints": [HH_TORCH, HH_SB3, HH_TORCH]}, "checkpoints must be distinct"),
+        ({"checkpoints": ["nowhere.pt", HH_SB3, "b.zip"]}, "torch checkpoint 'nowhere.pt' not"),
+        (
+            {"checkpoints": ["checkpoints/hocus_pocus_torch.pt", HH_SB3, HH_TORCH]},
+            "was trained for 'hocus_pocus_v1', not 'headless_horseman_v1'",
+        ),
+        (
+            {"checkpoints": ["sb3:checkpoints/hexenflug_sb3.zip", HH_SB3, HH_TORCH]},
+            "was trained for 'hexenflug_v1'",
+        ),
+        (
+            {"checkpoints": [HH_SB3, HH_TORCH, "c.pt"]},
+            f"checkpoints: sb3:{HH_SB3} was trained at 3 players, the protocol plays 2",
+        ),
     ],
 )
 def test_bad_protocol_configs_are_refused_naming_the_field(train_file, extra, match):
@@ -180,10 +201,10 @@ def test_whole_protocol_trains_missing_seeds_then_reuses_them(train_file, capsys
     copy_run(train_seed_here(train_file, 0), 1)
     path = train_file.parent / "zsc.yaml"
     path.write_text(yaml.safe_dump(protocol(train_file, games=20)))
-    summary = zsc.main([str(path), "--quick", "--games", "4", "--quiet"])
+    summary = zsc.main([str(path), "--games", "4", "--quiet"])
     out = train_file.parent / "out"
     assert [r["trained_now"] for r in summary["runs"]] == [False, False, True]
-    assert [r["steps"] for r in summary["runs"]] == [128] * 3
+    assert [r["steps"] for r in summary["runs"]] == [128] * 3 and summary["warnings"] == []
     twins = summary["matrix"]
     assert twins[0][1] == twins[1][0] == twins[0][0] == twins[1][1]
     assert summary["per_seed"][summary["runs"][0]["agent"]]["numerator"]["mean"] == np.mean(
@@ -208,3 +229,115 @@ def test_whole_protocol_trains_missing_seeds_then_reuses_them(train_file, capsys
     path.write_text(yaml.safe_dump(protocol(train_file, train_overrides={"hidden": [8]})))
     with pytest.raises(envs.ConfigError, match=r"tiny-seed0 was trained with other .*hidden"):
         zsc.main([str(path), "--quiet"])
+
+
+def own_train_file(folder: Path, **fields) -> Path:
+    """The tiny training config in a folder of its own (its run folders under ``train``)."""
+    folder.mkdir(exist_ok=True)
+    path = folder / "tiny.yaml"
+    path.write_text(yaml.safe_dump({**TINY_TRAINING, "out": str(folder / "train"), **fields}))
+    return path
+
+
+def test_shipped_protocol_configs_budget_seeds_in_steps():
+    """Every seed gets the same step budget, with no clock limit, sized to about 4-15 minutes
+    a seed at the configured training speed."""
+    for game in ("hocus_pocus", "headless_horseman"):
+        config = load_zsc_config(f"configs/eval/{game}_zsc.yaml")
+        budgets = {(c.total_steps, c.max_minutes) for c in map(config.train_config, config.seeds)}
+        assert budgets == {(config.train_overrides["total_steps"], 0)}
+        steps = config.train_overrides["total_steps"]
+        assert 4 * 60 < steps / zsc_runs.SPEEDS[config.env].steps_per_second < 15 * 60
+
+
+def test_a_clock_limit_is_refused_unless_checkpoints_are_given(tmp_path):
+    train = own_train_file(tmp_path, max_minutes=5)
+    with pytest.raises(envs.ConfigError, match=r"max_minutes 5 .* different step budgets"):
+        parse_zsc_config(protocol(train))
+    ok = parse_zsc_config(protocol(train, train_overrides={"max_minutes": 0}))
+    assert ok.train_config(0).max_minutes == 0
+
+
+def test_quick_divides_each_seeds_training_in_folders_of_its_own(train_file, monkeypatch, capsys):
+    warm = {"agent": "heuristic:focal", "games": 30, "epochs": 1}
+    config = parse_zsc_config(protocol(train_file, train_overrides={"warm_start": warm}))
+    quick, changes = quick_config(config)
+    full, short = config.train_config(1), quick.train_config(1)
+    assert (full.total_steps, short.total_steps) == (128, 12)
+    assert short.warm_start.games == 3 and short.warm_start.epochs == 1
+    assert short.final_eval_games == full.final_eval_games == 1
+    assert (full.folder.name, short.folder.name) == ("tiny-seed1", "tiny-quick-seed1")
+    assert changes[:2] == ["total_steps 128 -> 12 (divided by 10)", "warm_start.games 30 -> 3"]
+
+    def stop(config, games, quiet):
+        raise RuntimeError(config.train_config(0).total_steps, games)
+
+    monkeypatch.setattr(zsc, "run", stop)
+    path = train_file.parent / "quick.yaml"
+    path.write_text(yaml.safe_dump(protocol(train_file, games=500)))
+    with pytest.raises(RuntimeError) as caught:
+        zsc.main([str(path), "--quick"])
+    assert caught.value.args == (12, 100)
+    printed = capsys.readouterr().out
+    assert printed.startswith("--quick: total_steps 128 -> 12 (divided by 10);")
+    assert "run folders tiny-seed<k> -> tiny-quick-seed<k>" in printed
+    assert printed.rstrip().endswith("games per composition 500 -> 100")
+
+
+def test_the_estimate_uses_a_measured_rate_and_counts_only_seeds_to_train(tmp_path):
+    """Configured speed with no run yet; a run folder's logged steps/s once there is one (a
+    slower rate, a longer estimate by exactly the steps' time); a finished seed costs nothing."""
+    train = own_train_file(tmp_path, total_steps=100_000)
+    config = parse_zsc_config(protocol(train))
+    configured, lines = zsc.estimate(config, 10, probe=False)
+    assert lines[0].startswith("estimate: about ") and "3 of 3 seeds to train" in lines[1]
+    assert "6,700 steps/s configured for headless_horseman_v1" in lines[1]
+    _, lines = zsc.estimate(config, 10)
+    assert "steps/s measured now by a probe of 2 updates" in lines[1]
+    assert not (tmp_path / "train").exists()  # the probe trains in a temporary folder
+    assert "games: 100 (10 compositions x 10)" in lines[2]
+    seed0 = config.train_config(0).folder
+    seed0.mkdir(parents=True)
+    rows = "".join(f"{k * 128},perf/steps_per_second,{r}\n" for k, r in enumerate([90, 100, 400]))
+    (seed0 / "metrics.csv").write_text("step,key,value\n" + rows)
+    measured, lines = zsc.estimate(config, 10)
+    assert f"100,000 steps at 100 steps/s measured in {seed0}" in lines[1]
+    rate = zsc_runs.SPEEDS[ENV].steps_per_second
+    assert measured - configured == pytest.approx(3 * (100_000 / 100 - 100_000 / rate))
+    (seed0 / "final.pt").write_bytes(b"")
+    fewer, lines = zsc.estimate(config, 10)
+    assert "2 of 3 seeds to train" in lines[1]
+    assert measured - fewer == pytest.approx(zsc.estimate(config, 0)[0] / 2)
+
+
+def test_given_checkpoints_are_played_instead_of_training(tmp_path, capsys):
+    """--checkpoints: no seed is trained (not even under a clock-limited train config); each
+    checkpoint's steps come from a metrics.csv beside it; unequal or unknown steps are warned
+    about, in the output and the report."""
+    train = own_train_file(tmp_path, max_minutes=5)
+    final = train_seed_here(own_train_file(tmp_path / "source"), 0) / "final.pt"
+    given = []
+    for name, steps in (("a", 128), ("b", 256), ("c", None)):
+        (tmp_path / name).mkdir()
+        shutil.copy(final, tmp_path / name / "final.pt")
+        if steps:
+            metrics = f"step,key,value\n{steps},train/mean_return,0.1\n"
+            (tmp_path / name / "metrics.csv").write_text(metrics)
+        given.append(str(tmp_path / name / "final.pt"))
+    path = tmp_path / "zsc.yaml"
+    path.write_text(yaml.safe_dump(protocol(train, out=str(tmp_path / "out"))))
+    with pytest.raises(envs.ConfigError, match="max_minutes 5"):
+        zsc.main([str(path), "--quiet"])
+    summary = zsc.main([str(path), "--checkpoints", *given, "--games", "2", "--quiet"])
+    assert not (tmp_path / "train").exists()
+    assert [r["given"] for r in summary["runs"]] == [True] * 3
+    assert [r["agent"] for r in summary["runs"]] == [f"torch:{g}" for g in given]
+    assert [r["steps"] for r in summary["runs"]] == [128, 256, None]
+    assert len(summary["warnings"]) == 2
+    assert "Seeds [2]: steps unknown" in summary["warnings"][0]
+    assert "seed 0 128, seed 1 256" in summary["warnings"][1]
+    out = capsys.readouterr().out
+    assert "training: none (checkpoints given)" in out
+    assert "warning: The seeds trained different numbers of steps" in out
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "| given | n/a |" in report and "**Warning: Seeds [2]: steps unknown" in report

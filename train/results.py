@@ -12,8 +12,9 @@ worst against (ties count as a win for both; *yes* when the interval lies above 
 Wall-clock is from the run's ``config.yaml`` being written to its final checkpoint being
 written. ``--readme`` rewrites the README's ``training`` block;
 ``--curves`` draws each run's learning curve there as ``<run name without -seed>.png``.
-``--across-seeds`` summarises runs of one config with different seeds instead (:func:`seed_table`;
-``python -m train --seeds`` prints it after its runs).
+``--across-seeds`` summarises finished runs of one config with different seeds instead
+(:func:`seed_table`; ``python -m train --seeds`` prints it after its runs), with each seed's
+steps and a warning when the seeds' budgets differ or fewer than :data:`MIN_SEEDS` are given.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from eval.stats import bootstrap_mean_interval
 from train import runfolder
 from train.runlog import plot_learning_curve, read_metrics
 
+MIN_SEEDS = 3  # docs/benchmark_protocol.md: at least 3 seeds, better 5
+FINALS = ("final.pt", "final.zip", "final_rllib")  # a finished run's checkpoint, by trainer
 COOPERATIVE = (
     "| game | trainer | trained team [95% CI] | random team | best heuristic team [95% CI] "
     "| beats it? | training |\n|---|---|---|---|---|---|---|"
@@ -173,15 +176,41 @@ def game_name(config: dict) -> str:
     return f"{config['env'].rsplit('_v', 1)[0]} ({config['num_players']}p)"
 
 
+def finished_run(folder: Path) -> tuple[dict, dict, dict[str, dict], int]:
+    """:func:`trained_rates` of a finished run folder, and the learner steps it trained (the
+    last step in ``metrics.csv``); a one-line :class:`ConfigError` for an unfinished one."""
+    with reading(folder):
+        missing = [
+            name
+            for name, there in (
+                ("a final checkpoint (final.pt, final.zip or final_rllib)", FINALS),
+                ("metrics.csv", ("metrics.csv",)),
+                ("evaluation/results.json (the final evaluation)", ("evaluation/results.json",)),
+            )
+            if not any((folder / path).exists() for path in there)
+        ]
+        if missing:
+            raise ConfigError(
+                f"{str(folder)!r} is not a finished training run: no {' and no '.join(missing)}; "
+                "let it finish (resume: true) or leave it out"
+            )
+        steps = max(step for step, _, _ in read_metrics(folder / "metrics.csv"))
+        return (*_trained_rates(folder), steps)
+
+
 def seed_table(folders: list[Path]) -> str:
-    """Runs of one config that differ only in their seed, summarised across the seeds: each
-    win rate the final evaluations measured (the trained team's; the trained seat's against
-    each opponent) per seed, and its mean with a 95% percentile-bootstrap interval over the
-    seeds (rough with few seeds: five or more are worth having)."""
-    runs = [trained_rates(folder) for folder in folders]
+    """Finished runs of one config that differ only in their seed, summarised across the
+    seeds: each win rate the final evaluations measured (the trained team's; the trained
+    seat's against each opponent) per seed, its mean with a 95% percentile-bootstrap interval
+    over the seeds (rough with few seeds: five or more are worth having; none over one seed),
+    and each seed's steps. Warning lines follow the table when the seeds trained different
+    numbers of steps or fewer than :data:`MIN_SEEDS` are given."""
+    if len({folder.resolve() for folder in folders}) != len(folders):
+        raise ConfigError(f"a run folder is given twice ({', '.join(map(str, folders))})")
+    runs = [finished_run(folder) for folder in folders]
     ignored = runfolder.MAY_CHANGE | {"seed"}
     first = runs[0][0]
-    for folder, (config, _, _) in zip(folders, runs, strict=True):
+    for folder, (config, *_) in zip(folders, runs, strict=True):
         differ = sorted(
             k
             for k in first.keys() | config.keys()
@@ -192,26 +221,59 @@ def seed_table(folders: list[Path]) -> str:
                 f"{folder} differs from {folders[0]} in {', '.join(differ)}: "
                 "not seeds of one config"
             )
-    seeds = [config["seed"] for config, _, _ in runs]
+    seeds = [config["seed"] for config, *_ in runs]
     if len(set(seeds)) != len(seeds):
         raise ConfigError(f"the runs share seeds ({seeds}): each seed once")
     measures: dict[str, list[float]] = {}
-    for folder, (_, results, rates) in zip(folders, runs, strict=True):
+    for folder, (_, results, rates, _) in zip(folders, runs, strict=True):
         with reading(folder):
-            for measure, value in seed_measures(results, rates).items():
-                measures.setdefault(measure, []).append(value)
+            found = seed_measures(results, rates)
+        if measures and found.keys() != measures.keys():
+            raise ConfigError(
+                f"{folder}'s final evaluation measured {sorted(found)}, {folders[0]}'s "
+                f"{sorted(measures)}: evaluate both again (python -m train --evaluate-only)"
+            )
+        for measure, value in found.items():
+            measures.setdefault(measure, []).append(value)
+    steps = [run[3] for run in runs]
+    steps_cell = ", ".join(f"{s:,}" for s in steps)
     lines = [
-        "| game | trainer | seeds | measure | per seed | mean [95% CI over seeds] |",
-        "|---|---|---|---|---|---|",
+        "| game | trainer | seeds | measure | per seed | mean [95% CI over seeds] | steps |",
+        "|---|---|---|---|---|---|---|",
     ]
     for measure, values in measures.items():
-        mean, low, high = bootstrap_mean_interval(values)
         per_seed = ", ".join(f"{100 * v:.1f}%" for v in values)
         lines.append(
             f"| {game_name(first)} | {first['trainer']} | {', '.join(map(str, seeds))} | "
-            f"{measure} | {per_seed} | {100 * mean:.1f}% [{100 * low:.1f}, {100 * high:.1f}] |"
+            f"{measure} | {per_seed} | {mean_over_seeds(values)} | {steps_cell} |"
         )
-    return "\n".join(lines)
+    return "\n".join(lines + seed_warnings(seeds, steps))
+
+
+def mean_over_seeds(values: list[float]) -> str:
+    """The mean with its bootstrap interval over the seeds, as a percentage (no interval over
+    a single seed)."""
+    if len(values) == 1:
+        return "n/a (1 seed)"
+    mean, low, high = bootstrap_mean_interval(values)
+    return f"{100 * mean:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def seed_warnings(seeds: list[int], steps: list[int]) -> list[str]:
+    """Warning lines: too few seeds for the protocol, or seeds with different budgets."""
+    out = []
+    if len(seeds) < MIN_SEEDS:
+        out.append(
+            f"warning: {len(seeds)} seed{'s' * (len(seeds) > 1)}; the protocol asks for at "
+            f"least {MIN_SEEDS} (better 5), and an interval over fewer is not worth much"
+        )
+    if len(set(steps)) > 1:
+        listed = ", ".join(f"seed {k} {s:,}" for k, s in zip(seeds, steps, strict=True))
+        out.append(
+            f"warning: the seeds trained different numbers of steps ({listed}); "
+            "docs/benchmark_protocol.md asks for equal budgets (total_steps, max_minutes: 0)"
+        )
+    return [""] + out if out else []
 
 
 def seed_measures(results: dict, rates: dict[str, dict]) -> dict[str, float]:
