@@ -14,6 +14,7 @@ from envs.registry import (
     make,
     make_batched,
     make_parallel,
+    options_class,
     register_gymnasium,
     spec,
 )
@@ -32,5 +33,6 @@ __all__ = [
     "make",
     "make_batched",
     "make_parallel",
+    "options_class",
     "spec",
 ]

@@ -63,6 +63,11 @@ def spec(env_id: str) -> EnvSpec:
     return REGISTRY[env_id]
 
 
+def options_class(env_id: str) -> type:
+    """The frozen dataclass of ``env_id``'s options (its ``raw_env.options_class``)."""
+    return importlib.import_module(spec(env_id).module).raw_env.options_class
+
+
 def action_name(env_id: str, action: object) -> str:
     """The readable name of ``action`` in ``env_id``'s action space (the same at every player
     count and option), e.g. ``action_name("hocus_pocus_v1", 310) == "finish discarding"``; a

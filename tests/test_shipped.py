@@ -72,7 +72,7 @@ def test_ship_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     assert written["players"] == [2] and written["games"] == 2
 
 
-def test_ship_keeps_only_the_policy_of_an_sb3_run(tmp_path):
+def test_ship_writes_an_sb3_run_as_a_model_maskableppo_loads(tmp_path):
     data = tiny("headless_horseman_v1", "sb3", tmp_path, total_steps=256, final_eval_games=2)
     path = tmp_path / "quick.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -80,8 +80,9 @@ def test_ship_keeps_only_the_policy_of_an_sb3_run(tmp_path):
     train_cli.main([str(path), "--quiet"])
     checkpoint, config_path = ship(run, "mine", root=tmp_path)
     with zipfile.ZipFile(checkpoint) as shipped, zipfile.ZipFile(run / "final.zip") as full:
-        assert shipped.namelist() == ["policy.pth"]
+        assert {"data", "policy.pth", "policy.optimizer.pth"} <= set(shipped.namelist())
         assert shipped.read("policy.pth") == full.read("policy.pth")
+        assert len(shipped.read("policy.optimizer.pth")) < len(full.read("policy.optimizer.pth"))
     assert trained_with(checkpoint) == (2, {})
     written = yaml.safe_load(config_path.read_text())
     assert written["agents"][0] == "sb3:checkpoints/mine.zip"
@@ -92,3 +93,26 @@ def test_ship_keeps_only_the_policy_of_an_sb3_run(tmp_path):
         env.reset(seed=0)
         obs = env.observe(env.agent_selection)
         assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
+
+
+@pytest.mark.parametrize("checkpoint", [p for p in SHIPPED if p.suffix == ".zip"], ids=str)
+def test_a_shipped_sb3_zip_loads_in_maskableppo_and_plays_as_the_sb3_agent(checkpoint):
+    """``MaskablePPO.load`` reads a shipped zip, and its deterministic predictions are the
+    ``sb3:`` agent's actions (which reads only the zip's ``policy.pth``)."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(checkpoint, device="cpu")
+    players, options = trained_with(checkpoint)
+    env_id = json.loads(checkpoint.with_name(checkpoint.name + SB3_META).read_text())["env_id"]
+    agent = make_agent(f"sb3:{checkpoint}", env_id, seed=0)
+    env = envs.make(env_id, num_players=players, **options)
+    env.reset(seed=3)
+    for decisions, _ in enumerate(env.agent_iter()):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc or decisions == 40:
+            break
+        mask = obs["action_mask"]
+        predicted, _ = model.predict(obs["observation"], action_masks=mask, deterministic=True)
+        action = agent.act(obs["observation"], mask)
+        assert int(predicted) == action
+        env.step(action)

@@ -153,15 +153,9 @@ def evaluate_sb3(path: Path, config: TrainConfig, games: int) -> dict[str, float
     return evaluate(lambda: agent, config, games, seed=config.seed + 10_000)
 
 
-def train(config: TrainConfig, log: RunLog) -> Path:
-    """Train MaskablePPO (built from the config, then given the saved tensors on a resume), log,
-    checkpoint; return the final model's path."""
-    deadline = config.deadline()  # the warm start counts towards max_minutes
-    saved = runfolder.load_state(config)
-    step = int(saved["step"]) if saved else 0
-    seed = runfolder.run_seed(config.seed, step)
-    vec = DummyVecEnv(games(config, seed, step))
-    model = MaskablePPO(
+def build_model(config: TrainConfig, vec: DummyVecEnv, seed: int) -> MaskablePPO:
+    """A fresh MaskablePPO on ``vec`` with the config's hyperparameters and network."""
+    return MaskablePPO(
         "MlpPolicy",
         vec,
         learning_rate=config.learning_rate,
@@ -178,6 +172,17 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         device="cpu",
         policy_kwargs={"net_arch": list(config.hidden)},
     )
+
+
+def train(config: TrainConfig, log: RunLog) -> Path:
+    """Train MaskablePPO (built from the config, then given the saved tensors on a resume), log,
+    checkpoint; return the final model's path."""
+    deadline = config.deadline()  # the warm start counts towards max_minutes
+    saved = runfolder.load_state(config)
+    step = int(saved["step"]) if saved else 0
+    seed = runfolder.run_seed(config.seed, step)
+    vec = DummyVecEnv(games(config, seed, step))
+    model = build_model(config, vec, seed)
     returns: list[float] = []
     demos = warm_start.collect(config, quiet=log.quiet) if config.warm_start and not saved else None
     if saved:

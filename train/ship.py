@@ -7,23 +7,30 @@ The README's training rows are shipped this way, so a reader reproduces a row's 
 without retraining: ``python -m eval configs/eval/trained/<name>.yaml`` plays the checkpoint beside
 random play and every heuristic, on the same seeds (from 0) and options as the run's final
 evaluation. A PyTorch run ships ``final.pt`` as ``<name>.pt`` (a ``torch:`` agent); an SB3 run
-ships ``<name>.zip`` holding only the policy's weights (what the ``sb3:`` agent reads; the
-optimizer's state is left behind) and its ``.cauldron.json`` sidecar.
+ships ``<name>.zip``, a model that ``MaskablePPO.load`` reads (the optimizer's state reset; the
+``sb3:`` agent reads only its ``policy.pth``), and its ``.cauldron.json`` sidecar.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import zipfile
 from pathlib import Path
 
+import gymnasium
+import numpy as np
 import yaml
+from gymnasium import spaces
 
 from agents import HEURISTICS
 from agents.checkpoints import SB3_META
 from envs.core.errors import ConfigError, run_command
+from envs.core.folders import atomic_file
 from eval.config import parse_config
+from train.config import TrainConfig
+from train.config import parse_config as parse_config_train
 
 CHECKPOINTS = Path("checkpoints")
 CONFIGS = Path("configs/eval/trained")
@@ -63,7 +70,7 @@ def ship(run: Path, name: str, root: Path = Path(".")) -> tuple[Path, Path]:
     if kind == "torch":
         shutil.copyfile(final, root / checkpoint)
     else:
-        copy_sb3_policy(final, root / checkpoint)
+        ship_sb3(final, root / checkpoint, parse_config_train(config, str(saved)))
     header = (
         f"# The final evaluation of {run.name} "
         f"({config['env']}, {config['num_players']} players),\n"
@@ -74,15 +81,37 @@ def ship(run: Path, name: str, root: Path = Path(".")) -> tuple[Path, Path]:
     return root / checkpoint, target
 
 
-def copy_sb3_policy(source: Path, target: Path) -> None:
-    """Write ``target`` as a zip holding only ``source``'s ``policy.pth``, and copy its sidecar."""
+class _Spaces(gymnasium.Env):
+    """An env that only declares the spaces a shipped SB3 model was trained on (nothing plays
+    in it: it lets MaskablePPO be built to save the model)."""
+
+    def __init__(self, obs_size: int, num_actions: int) -> None:
+        self.observation_space = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
+        self.action_space = spaces.Discrete(num_actions)
+
+
+def ship_sb3(source: Path, target: Path, config: TrainConfig) -> None:
+    """Write ``target`` as a zip that ``MaskablePPO.load`` reads: ``source``'s policy weights in
+    a fresh model of ``config`` (its optimizer state reset, which keeps the file small), and
+    copy ``source``'s sidecar. The ``sb3:`` agent reads only its ``policy.pth``."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.torch_policy import load_weights
+    from train.sb3 import build_model
+
+    meta = json.loads(source.with_name(source.name + SB3_META).read_text())
     with zipfile.ZipFile(source) as archive:
-        policy = archive.read("policy.pth")
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("policy.pth", policy)
-    shutil.copyfile(
-        source.with_name(source.name + SB3_META), target.with_name(target.name + SB3_META)
+        weights = load_weights(archive.read("policy.pth"), f"{str(source)!r} policy.pth")
+    sizes = meta["obs_size"], meta["num_actions"]
+    model = build_model(
+        config, DummyVecEnv([lambda: _Spaces(*sizes)] * config.num_envs), config.seed
     )
+    model.policy.load_state_dict(weights)
+    with atomic_file(target, "wb") as file:
+        model.save(file)
+    sidecar = target.with_name(target.name + SB3_META)
+    with atomic_file(sidecar) as file:
+        file.write(json.dumps(meta))
 
 
 def main(argv: list[str] | None = None) -> None:

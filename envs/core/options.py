@@ -23,9 +23,13 @@ T = TypeVar("T")
 LIMITS = {int: 2**31 - 1, float: 1e6}
 
 
-def option(default: Any, doc: str, choices: tuple[str, ...] | None = None) -> Any:
-    """A dataclass field for an option, documented by ``doc`` and limited to ``choices``."""
-    meta = {"doc": doc, "choices": choices}
+def option(
+    default: Any, doc: str, choices: tuple[str, ...] | None = None, shaping: bool = False
+) -> Any:
+    """A dataclass field for an option, documented by ``doc`` and limited to ``choices``;
+    ``shaping`` marks a reward added for learning that is not the game's own (evaluations that
+    report the game's returns play without it: :func:`without_shaping`)."""
+    meta = {"doc": doc, "choices": choices, "shaping": shaping}
     if isinstance(default, (list, dict, set)):
         raise TypeError("option defaults must be immutable")
     return dataclasses.field(default=default, metadata=meta)
@@ -122,6 +126,13 @@ def parse_options(cls: type[T], given: Mapping[str, Any]) -> T:
     if options.max_steps < 1:
         raise ConfigError(f"option 'max_steps' must be at least 1, got {options.max_steps}")
     return options
+
+
+def without_shaping(cls: type, given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` options of the options class ``cls`` without its reward-shaping ones (those
+    declared with ``option(..., shaping=True)``): the game with its own rewards only."""
+    shaping = {f.name for f in dataclasses.fields(cls) if f.metadata.get("shaping")}
+    return {name: value for name, value in given.items() if name not in shaping}
 
 
 def options_table(cls: type) -> str:

@@ -23,5 +23,7 @@ class HeadlessHorsemanOptions(CommonOptions):
         "first and no chance is drawn).",
     )
     progress_reward: float = option(
-        0.0, "Shaped reward per turn: this times Ichabod's progress that turn / the bridge."
+        0.0,
+        "Shaped reward per turn: this times Ichabod's progress that turn / the bridge.",
+        shaping=True,
     )

@@ -30,10 +30,11 @@ class HocusPocusOptions(CommonOptions):
         "used this turn (it is a reaction to the Spell); by default at most one trick per turn.",
     )
     stun_reward: float = option(
-        0.0, "Shaped reward given to every player each time a witch is stunned."
+        0.0, "Shaped reward given to every player each time a witch is stunned.", shaping=True
     )
     match_reward: float = option(
         0.0,
         "Shaped reward (not a rule): this times the change, each step, of the Cauldron's match "
         "count / 5 (most tops sharing one colour or one type); a stun counts as 5 matched.",
+        shaping=True,
     )
