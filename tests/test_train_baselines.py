@@ -77,7 +77,9 @@ def test_a_changed_game_count_or_a_damaged_cache_plays_the_teams_again(tmp_path)
         return harness.play_all(config, progress=False, only=only)
 
     teams = [harness.Lineup("team", (a,), (2,)) for a in ("random", "heuristic:focal")]
-    config = EvalConfig(env="headless_horseman_v1", players=[2], agents=["random", "heuristic:focal"], games=2)
+    config = EvalConfig(
+        env="headless_horseman_v1", players=[2], agents=["random", "heuristic:focal"], games=2
+    )
     first, reused = baselines.cached_results(config, teams, play, tmp_path)
     assert (len(asked), reused) == (1, 0)
     again, reused = baselines.cached_results(config, teams, play, tmp_path)

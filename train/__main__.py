@@ -23,8 +23,8 @@ from pathlib import Path
 
 import yaml
 
-from agents import HEURISTICS
 import envs
+from agents import HEURISTICS
 from envs.core.errors import ConfigError, run_command
 from envs.core.options import without_shaping
 from eval import harness, report
