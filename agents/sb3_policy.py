@@ -9,6 +9,7 @@ import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+from agents.base import Thought, thought
 from agents.torch_policy import load_weights
 from envs.core.errors import ConfigError
 
@@ -16,10 +17,12 @@ DEFAULT_ARCH = [64, 64]  # MaskablePPO's layers when the sidecar gives no net_ar
 
 
 class SB3Agent:
-    """The deterministic (most likely legal) action of a MaskablePPO policy."""
+    """The deterministic (most likely legal) action of a MaskablePPO policy; :meth:`explain`
+    gives the distribution and value behind it."""
 
     def __init__(self, policy: MaskableActorCriticPolicy, name: str) -> None:
         self.policy, self.name = policy, name
+        self._last: tuple[torch.Tensor, torch.Tensor, np.ndarray, int] | None = None
 
     @classmethod
     def from_weights(cls, weights: bytes, meta: dict, name: str) -> SB3Agent:
@@ -57,13 +60,28 @@ class SB3Agent:
         return cls(policy, name)
 
     def reset(self, seed: int | None = None) -> None:
-        """No memory between decisions."""
+        """No memory between decisions (the last thought is forgotten)."""
+        self._last = None
 
+    @torch.no_grad()
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        action, _ = self.policy.predict(
-            observation, deterministic=True, action_masks=action_mask.astype(bool)
-        )
-        return int(action)
+        """What ``policy.predict(deterministic=True)`` returns (the mode of the masked
+        distribution), keeping the distribution for :meth:`explain`."""
+        obs, _ = self.policy.obs_to_tensor(observation)
+        probs = self.policy.get_distribution(obs, action_mask.astype(bool)).distribution.probs[0]
+        action = int(torch.argmax(probs))
+        self._last = (obs.clone(), probs, np.array(action_mask), action)  # buffers may be reused
+        return action
+
+    @torch.no_grad()
+    def explain(self) -> Thought | None:
+        """The :class:`~agents.base.Thought` of the last ``act`` (``None`` before any): the
+        masked distribution's top actions and the critic's value of the observation."""
+        if self._last is None:
+            return None
+        obs, probs, mask, action = self._last
+        value = float(self.policy.predict_values(obs)[0, 0])
+        return thought(probs.numpy(), mask, action, value)
 
 
 def _layers(net_arch: Any, name: str) -> tuple[list[int], list[int]]:

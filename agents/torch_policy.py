@@ -38,6 +38,7 @@ import torch
 from torch import nn
 
 import envs
+from agents.base import Thought, thought
 from envs.core.errors import ConfigError
 from envs.core.folders import atomic_file
 
@@ -317,7 +318,11 @@ def _declared(data: dict[str, Any], where: str) -> dict[str, Any]:
 
 class TorchAgent:
     """Plays a trained :class:`PolicyNet` in one seat: the most likely legal action (or a
-    sample); a recurrent net's memory starts empty at every ``reset``."""
+    sample); a recurrent net's memory starts empty at every ``reset``.
+
+    :meth:`explain` reads the last decision's own logits (the memory steps once per ``act``);
+    its value is the critic's on the observation, or ``None`` for a centralized critic, which
+    reads ``state()`` (hidden cards) that a seat does not see at play time."""
 
     def __init__(
         self, net: PolicyNet, name: str, sample: bool = False, seed: int | None = None
@@ -325,9 +330,10 @@ class TorchAgent:
         self.net, self.name, self.sample = net, name, sample
         self.generator = torch.Generator().manual_seed(seed or 0)
         self.memory: torch.Tensor | None = None
+        self._last: tuple[torch.Tensor, torch.Tensor, np.ndarray, int] | None = None
 
     def reset(self, seed: int | None = None) -> None:
-        self.memory = None
+        self.memory = self._last = None
         if seed is not None:
             self.generator.manual_seed(seed)
 
@@ -338,5 +344,19 @@ class TorchAgent:
         logits, self.memory = self.net.masked_logits(obs, mask, self.memory)
         logits = logits[0]
         if self.sample:
-            return int(torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator))
-        return int(torch.argmax(logits))
+            action = int(torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator))
+        else:
+            action = int(torch.argmax(logits))
+        self._last = (obs.clone(), logits, np.array(action_mask), action)  # buffers may be reused
+        return action
+
+    @torch.no_grad()
+    def explain(self) -> Thought | None:
+        """The :class:`~agents.base.Thought` of the last ``act`` (``None`` before any)."""
+        if self._last is None:
+            return None
+        obs, logits, mask, action = self._last
+        value = None
+        if not self.net.config["state_size"]:
+            value = float(self.net.value(obs)[0])
+        return thought(torch.softmax(logits, -1).numpy(), mask, action, value)

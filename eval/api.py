@@ -36,13 +36,18 @@ def evaluate(
     out: str | Path | None = None,
     name: str = "eval",
     progress: bool = True,
+    save_games: int = 0,
+    record_thoughts: bool = False,
 ) -> dict[str, Any]:
     """Play every lineup of ``agents`` at each of ``players`` (default: the game's smallest
     count) on seeds ``seed .. seed + games - 1`` and return the summary; with ``out``, also
     write ``results.json``, ``report.md`` and the plots to ``out/name`` (locked while it plays and
-    writes: a second evaluation into it stops at once). The arguments mean what
-    the evaluation config's keys mean (:mod:`eval.config`); objects need ``workers=1`` unless
-    they can be pickled."""
+    writes: a second evaluation into it stops at once) and, with ``save_games`` (which needs
+    ``out``), the kept games' records (with what policy agents thought, if ``record_thoughts``)
+    and their viewer page. The arguments mean what the evaluation config's keys mean
+    (:mod:`eval.config`); objects need ``workers=1`` unless they can be pickled."""
+    if save_games and out is None:
+        raise ConfigError("evaluate(): save_games needs out (the folder the games go to)")
     specs = {n: a for n, a in agents.items() if isinstance(a, str)}
     objects = {n: a for n, a in agents.items() if not isinstance(a, str)}
     for n, obj in objects.items():
@@ -66,6 +71,8 @@ def evaluate(
         "options": options or {},
         "out": str(out or "runs/eval"),
         "name": name,
+        "save_games": save_games,
+        "record_thoughts": record_thoughts,
     }
     config = parse_config(data, "evaluate()", context={"objects": set(objects)})
     if out is None:

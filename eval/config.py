@@ -15,6 +15,8 @@ crossplay: all               # cooperative games: all (every seat composition of
 options: {}                  # environment options
 save_games: 0                # games per lineup saved as records with a viewer page (games.jsonl,
                              # games.html): the best and the worst by score, then the first seeds
+record_thoughts: false       # saved games also keep, per decision of a torch:/rllib:/sb3: agent,
+                             # its top actions' probabilities and its value (needs save_games)
 out: runs/eval               # the run folder is out/<name>
 name: hocus_pocus            # defaults to the config file's stem
 """
@@ -87,6 +89,11 @@ class EvalConfig(BaseModel):
         description="games per lineup saved as records with a viewer page (best and worst by "
         "score, then the first seeds)",
     )
+    record_thoughts: bool = Field(
+        False,
+        description="saved games keep what policy agents thought at each decision (their top "
+        "actions' probabilities and value); needs save_games",
+    )
     out: str = Field("runs/eval", description="root of the run folders")
     name: str = Field(
         "eval",
@@ -126,6 +133,8 @@ class EvalConfig(BaseModel):
             raise ValueError(f"labels {stray} name no agent; agents: {self.agents}")
         if len(set(self.labels.values())) != len(self.labels):
             raise ValueError("labels must be distinct display names")
+        if self.record_thoughts and not self.save_games:
+            raise ValueError("record_thoughts needs save_games (at least 1): only saved games keep")
         if self.ray_address is not None and self.executor != "ray":
             raise ValueError("ray_address needs executor 'ray'")
         if self.executor == "ray":

@@ -206,12 +206,17 @@ def play_all(
     for games in results.values():
         games.sort(key=lambda g: g.seed)
     if config.save_games:
-        save_games(config, kept)
+        save_games(config, kept, sources)
     return results
 
 
-def save_games(config: EvalConfig, kept: dict[Lineup, list[Kept]]) -> None:
-    """Write the kept games of every played lineup (in report order) to the run folder."""
+def save_games(
+    config: EvalConfig,
+    kept: dict[Lineup, list[Kept]],
+    sources: Mapping[str, str | Agent] | None = None,
+) -> None:
+    """Write the kept games of every played lineup (in report order) to the run folder; with
+    ``record_thoughts``, the agents ``sources`` names (specs or objects) explain their moves."""
     spec = envs.spec(config.env)
     names = display_names(config.agents, config.labels)
     by_label = {
@@ -224,7 +229,9 @@ def save_games(config: EvalConfig, kept: dict[Lineup, list[Kept]]) -> None:
         if lineup in kept
     }
     folder = Path(config.out) / config.name
-    saved_games.save(folder, config.env, config.options, by_label, config.save_games)
+    sources = sources or {a: a for a in config.agents}
+    make = (lambda name: _make(name, sources[name], config.env)) if config.record_thoughts else None
+    saved_games.save(folder, config.env, config.options, by_label, config.save_games, make)
 
 
 def rate(count: int, trials: int) -> dict[str, float]:

@@ -22,12 +22,17 @@ class GameResult:
     seating: tuple[str, ...] = ()
 
 
+def seat_seed(seed: int, index: int) -> int:
+    """The seed an agent is reset with before the game of ``seed``, at the ``index``-th seat."""
+    return seed + 7919 * (index + 1)
+
+
 def play_game(env, agents: dict[str, Any], seed: int, seating: Sequence[str] = ()) -> GameResult:
     """Play one game with ``agents`` (agent name -> Agent) on ``env`` reset with ``seed``;
     ``seating`` names who sits in each seat, for the record."""
     env.reset(seed=seed)
     for i, agent in enumerate(agents.values()):
-        agent.reset(seed + 7919 * (i + 1))
+        agent.reset(seat_seed(seed, i))
     returns = dict.fromkeys(env.agents, 0.0)
     steps, info = 0, {}
     for name in env.agent_iter():

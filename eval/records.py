@@ -15,7 +15,12 @@ it). A step line holds the acting seat ``s``, the action index ``a`` and its nam
 (every seat's reward of that step) only when one is not zero; ``e`` (the public events the step
 added to the table's log, as the renderers show them) only when there are some; and ``h`` (the
 first 16 hex digits of the sha256 of ``state()`` as float32 bytes) after every
-``CHECKPOINT``-th step.
+``CHECKPOINT``-th step. A policy's decision may carry what it thought
+(:class:`agents.base.Thought`; evaluation's ``record_thoughts``): ``p``, up to
+:data:`agents.base.TOP` ``[action, probability]`` pairs, distinct legal actions by probability
+(rounded to 4 decimals, highest first, the chosen action among them), and ``v``, the critic's
+estimate of the seat's return (absent when the agent cannot compute it at play time). They are
+not part of the game: replay ignores them, and a record without them is the same game.
 ``agents`` names who sat in each seat (agent specs, or ``human``), ``meta`` is free-form (the
 evaluation lineup, why the game was kept). The env id is never assumed: it comes from the record.
 
@@ -27,19 +32,25 @@ file raises :class:`RecordError` naming the file, the line and the step.
 
 Reading checks each line before anything is made from it: UTF-8 JSON nested at most
 :data:`MAX_DEPTH` levels; a header whose ``players`` is in the game's range, whose ``seed`` is in
-0..2**31-1 and whose ``agents`` names each seat with a string; and no more step lines than the
-game's ``max_steps`` allows. A tiny file cannot make the reader (or the replay, the viewer) build
+0..2**31-1 and whose ``agents`` names each seat with a string; no more step lines than the
+game's ``max_steps`` allows; and thoughts of the right shape (``p``: 1 to
+:data:`agents.base.TOP` pairs of an action in the game's range and a probability in 0..1,
+actions distinct, probabilities not increasing and summing to at most 1; ``v``: a finite
+number). A tiny file cannot make the reader (or the replay, the viewer) build
 anything large.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
+import math
 import os
 import reprlib
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -47,9 +58,12 @@ from typing import Any
 import numpy as np
 
 import envs
+from agents import AgentError
+from agents.base import TOP, Agent, Thought
 from envs.core.errors import CauldronError, ConfigError
 from envs.core.options import CommonOptions
 from eval.config import SEED_LIMIT
+from eval.play import seat_seed
 
 FORMAT = "cauldron-game"
 VERSION = 1
@@ -158,6 +172,14 @@ class EventLog:
         return log[start:]
 
 
+def thought_fields(thought: Thought) -> dict[str, Any]:
+    """The step fields of ``thought`` (module docstring): ``p`` and, when known, ``v``."""
+    fields = {"p": [[int(a), float(p)] for a, p in thought.top]}
+    if thought.value is not None:
+        fields["v"] = float(thought.value)
+    return fields
+
+
 def changed_options(options: Any) -> dict[str, Any]:
     """The fields of an env's options dataclass that differ from their defaults (as JSON)."""
     defaults = type(options)()
@@ -235,7 +257,8 @@ class Recorder:
         self._events = EventLog(self.env)
         self.record = None
 
-    def step(self, action: Any) -> None:
+    def step(self, action: Any, thought: Thought | None = None) -> None:
+        """Play ``action``; ``thought``, what the acting agent thought, goes on its line."""
         base = self.base
         agent = base.agent_selection
         if base.terminations[agent] or base.truncations[agent]:
@@ -247,6 +270,8 @@ class Recorder:
         if name is None:
             name = self._names[index] = base.rules.action_name(index)
         line: dict[str, Any] = {"s": self._seats[agent], "a": index, "n": name}
+        if thought is not None:
+            line.update(thought_fields(thought))
         rewards = [base.rewards.get(a, 0.0) for a in self._seats]
         if any(rewards):
             line["r"] = rewards
@@ -364,14 +389,60 @@ def _step_limit(header: dict[str, Any]) -> int:
     return max(1, max_steps) + header["players"]
 
 
-def _step_problem(line: Any) -> str | None:
+def _step_problem(line: Any, header: dict[str, Any]) -> str | None:
     if not isinstance(line, dict):
         return "expected a step or end line (a JSON object)"
     for key, kind in (("s", int), ("a", int), ("n", str)):
         if not isinstance(line.get(key), kind) or isinstance(line.get(key), bool):
             return f"step field {key!r} must be a {kind.__name__}, got {shown(line.get(key))}"
-    unknown = sorted(set(line) - {"s", "a", "n", "r", "e", "h"})
-    return f"unknown step field(s) {shown(unknown)}" if unknown else None
+    unknown = sorted(set(line) - {"s", "a", "n", "r", "e", "h", "p", "v"})
+    if unknown:
+        return f"unknown step field(s) {shown(unknown)}"
+    return _thought_problem(line, header) if "p" in line or "v" in line else None
+
+
+def _number(value: Any) -> bool:
+    """Whether ``value`` is a finite JSON number (not a boolean)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _action_count(env_id: str, players: int) -> int:
+    return int(envs.make(env_id, num_players=players).action_space("player_0").n)
+
+
+def _thought_problem(line: dict[str, Any], header: dict[str, Any]) -> str | None:
+    """What is wrong with a step's ``p`` and ``v`` (module docstring), if anything."""
+    if "v" in line and not _number(line["v"]):
+        return f"step field 'v' must be a finite number, got {shown(line['v'])}"
+    if "p" not in line:
+        return None
+    pairs, size = line["p"], _action_count(header["env"], header["players"])
+    form = (
+        f"step field 'p' must list 1 to {TOP} [action, probability] pairs (an action in "
+        f"0..{size - 1}, a probability in 0..1)"
+    )
+    if not isinstance(pairs, list) or not 1 <= len(pairs) <= TOP:
+        return f"{form}, got {shown(pairs)}"
+    for pair in pairs:
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and isinstance(pair[0], int)
+            and not isinstance(pair[0], bool)
+            and 0 <= pair[0] < size
+            and _number(pair[1])
+            and 0 <= pair[1] <= 1
+        ):
+            return f"{form}, got {shown(pair)}"
+    actions, probs = [a for a, _ in pairs], [p for _, p in pairs]
+    if len(set(actions)) != len(actions):
+        return f"step field 'p' names an action twice: {shown(actions)}"
+    if any(x < y for x, y in itertools.pairwise(probs)):
+        return f"step field 'p' must list probabilities highest first, got {shown(probs)}"
+    if sum(probs) > 1 + TOP * 5e-5:  # each rounded to 4 decimals
+        return f"step field 'p': probabilities sum to {sum(probs):.4f}, more than 1"
+    return None
 
 
 def _too_deep(text: str, value: Any) -> bool:
@@ -436,7 +507,7 @@ def parse_games(lines: Iterable[str], source: str = "<memory>") -> list[GameReco
             games.append(game)
             game = None
         else:
-            problem = _step_problem(obj)
+            problem = _step_problem(obj, game.header)
             if not problem and len(game.steps) == limit:
                 problem = (
                     f"more than {limit} steps, more than the game's max_steps allows: the record "
@@ -617,14 +688,36 @@ def rebuild(
     actions: list[int],
     agents: list[str],
     meta: dict[str, Any] | None = None,
+    thinkers: Mapping[int, Agent] | None = None,
 ) -> GameRecord:
     """The full record of a game known by its seed and actions (from an :class:`ActionLog`),
-    played again through a :class:`Recorder`; ``ValueError`` if the actions do not finish it."""
+    played again through a :class:`Recorder`; ``ValueError`` if the actions do not finish it.
+
+    ``thinkers`` (seat index -> agent with ``explain()``) are the agents that played those seats,
+    reset as :func:`eval.play.play_game` reset them and asked for every decision of their seat
+    again: each must choose the recorded action (an :class:`agents.AgentError` otherwise: an
+    agent that does not repeat its games from the seed), and what it thought goes on the line
+    (:func:`thought_fields`). Only the kept games pay for their thoughts."""
+    thinkers = thinkers or {}
     env = Recorder(envs.make(env_id, num_players=players, **options))
     env.next_game(agents, meta)
     env.reset(seed=seed)
-    for action in actions:
-        env.step(action)
+    for seat, agent in thinkers.items():
+        agent.reset(seat_seed(seed, seat))
+    seats = {a: i for i, a in enumerate(env.possible_agents)}
+    for k, action in enumerate(actions):
+        seat, thought = seats.get(env.agent_selection), None
+        if seat in thinkers:
+            obs = env.observe(env.agent_selection)
+            chosen = int(thinkers[seat].act(obs["observation"], obs["action_mask"]))
+            if chosen != action:
+                raise AgentError(
+                    f"{env_id} seed {seed}, step {k + 1}: {agents[seat]!r} (seat {seat}) chose "
+                    f"{chosen} when asked again, {action} in the game; its thoughts cannot be "
+                    "recorded (an agent that explains itself must repeat its games from the seed)"
+                )
+            thought = thinkers[seat].explain()
+        env.step(action, thought)
     if env.record is None or len(env.record.steps) != len(actions):
         raise ValueError(f"{env_id} seed {seed}: the {len(actions)} actions do not end the game")
     return env.record

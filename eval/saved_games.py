@@ -8,17 +8,21 @@ direction (the game's ``lower_is_better`` in :mod:`envs.registry`): the fewest s
 Headless Horseman, the lowest margin of points in Voodoo Mania, the most of anything else. The
 kept games are played again from their seeds and actions into full records, each checked against
 the returns of the game it repeats, and written to ``games.jsonl`` beside the viewer page
-``games.html`` in the run folder.
+``games.html`` in the run folder. With ``record_thoughts``, the agents that can explain
+themselves (``explain()``: the ``torch:``, ``rllib:`` and ``sb3:`` agents) play their seats of
+the kept games again, and each decision's line carries what they thought (``p`` and ``v``,
+:mod:`eval.records`); each must repeat its moves. Only the kept games pay for the thoughts.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import envs
+from agents import Agent
 from eval.play import GameResult
 from eval.records import Kept, rebuild, select, write_games
 from eval.viewer import write_page
@@ -64,13 +68,22 @@ def save(
     options: Mapping[str, Any],
     kept: Mapping[str, tuple[int, str, list[Kept]]],
     per_lineup: int,
+    make: Callable[[str], Agent] | None = None,
 ) -> Path:
     """Rebuild and write the kept games of every lineup (label -> (players, what the score
-    measures, candidates)) to ``folder``; the viewer page's path."""
+    measures, candidates)) to ``folder``; the viewer page's path. With ``make`` (an agent's
+    name -> a fresh agent), the agents that explain themselves add what they thought."""
     games = []
     lower = envs.spec(env_id).lower_is_better
+    made: dict[tuple[int, str], Agent] = {}
     for label, (players, measured, candidates) in kept.items():
         for game, why in select(candidates, per_lineup, lower):
+            thinkers = {}
+            for seat, name in enumerate(game.agents) if make else ():
+                if (seat, name) not in made:
+                    made[seat, name] = make(name)
+                if hasattr(made[seat, name], "explain"):
+                    thinkers[seat] = made[seat, name]
             meta = {
                 "lineup": label,
                 "kept": why,
@@ -86,6 +99,7 @@ def save(
                 list(game.actions),
                 list(game.agents),
                 meta,
+                thinkers,
             )
             # Equal up to rounding: the record sums each step's rewards, the evaluation each
             # agent's accumulated rewards (PettingZoo's), so shaped fractions can differ in ulps.

@@ -47,7 +47,7 @@ def final_evaluation(
     without reward shaping, so returns are the game's own. The baseline teams' games are played
     once and reused by later runs (:mod:`train.baselines`). ``workers`` defaults to 2 processes,
     or 1 for fewer than 100 games per pairing (starting the processes would take longer than the
-    games). The best and the worst game of each pairing played here are saved
+    games). The best and the worst game of each pairing with the trained agent are saved
     (``evaluation/games.jsonl``, ``games.html``); ``progress`` shows the harness's progress bar."""
     mine = f"{config.trainer}:{checkpoint}"
     heuristics = [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
@@ -70,12 +70,13 @@ def final_evaluation(
     with_mine = [lineup for lineup in every if mine in lineup.agents]
     teams = [lineup for lineup in every if lineup.kind == "team" and lineup not in with_mine]
 
-    def play(only: list[harness.Lineup]) -> dict[harness.Lineup, list]:
-        return harness.play_all(eval_config, progress=progress, only=only)
+    def play_baselines(only: list[harness.Lineup]) -> dict[harness.Lineup, list]:
+        unsaved = eval_config.model_copy(update={"save_games": 0})
+        return harness.play_all(unsaved, progress=progress, only=only)
 
-    played = play(with_mine)
+    played = harness.play_all(eval_config, progress=progress, only=with_mine)
     cached, reused = baselines.cached_results(
-        eval_config, teams, play, Path(config.out) / ".baselines"
+        eval_config, teams, play_baselines, Path(config.out) / ".baselines"
     )
     if reused and progress:
         print(f"{reused} baseline team(s) read from {Path(config.out) / '.baselines'}")
