@@ -5,21 +5,32 @@ seat [B]) -> LongTensor[B]``, a legal action per row. Each game's heuristics liv
 ``agents/<game>_batched.py`` as ``HEURISTICS = {name: class}``, each class built as
 ``cls(num_players, device, generator)`` and tested there to choose what the reference heuristic
 chooses. Specs are those of :func:`agents.make_agent`: ``random``, ``heuristic:<name>``,
-``torch:<checkpoint>``.
+``torch:<checkpoint>``, and for a caller that starts each row's games (``eval.batched``)
+``python:<module>:<Class>`` through a per-row fallback (:class:`PerGameAgents`: the per-game
+agent asked row by row, slow but exact). The random ones
+draw through :func:`envs.core.batched.uniform`, so a generator or per-row streams both serve.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
+import numpy as np
 import torch
 
 import envs
+from agents.base import Agent
 from agents.specs import OPTIONS, parse_spec
 from agents.torch_policy import PolicyNet
+from agents.user import AgentError, load_python_agent
+from envs.core.batched import Chance, uniform
 from envs.core.errors import ConfigError
+
+SEAT_SEED_STEP = 7919
+"""A seat's agent is reset with the game's seed + 7919 × (seat + 1), as in :mod:`eval.play`."""
 
 
 class BatchedPolicy(Protocol):
@@ -29,14 +40,12 @@ class BatchedPolicy(Protocol):
         """A legal action per row."""
 
 
-def draw_by_running_total(running: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+def draw_by_running_total(running: torch.Tensor, generator: Chance) -> torch.Tensor:
     """``[B]``: per row of ``running [B, A]`` (the running sums of non-negative weights), the
     first index whose running sum exceeds a uniform draw times the row's total, so index ``i``
     comes with probability weight ``i`` / total (a binary search; the last index at most)."""
-    uniform = torch.rand(
-        len(running), 1, generator=generator, device=running.device, dtype=torch.float64
-    )
-    target = (uniform * running[:, -1:]).to(running.dtype)  # integer sums: rounded down
+    draw = uniform(generator, (len(running), 1), running.device, dtype=torch.float64)
+    target = (draw * running[:, -1:]).to(running.dtype)  # integer sums: rounded down
     chosen = torch.searchsorted(running, target, right=True).squeeze(1)
     return chosen.clamp_(max=running.shape[1] - 1)
 
@@ -78,6 +87,64 @@ class BatchedNet:
         return draw_by_running_total(running, self.generator)
 
 
+class PerGameAgents:
+    """A per-game agent (:class:`agents.base.Agent`, e.g. a ``python:`` spec) played row by row:
+    each row's acting seat asks its own object with that row's numpy observation (float32) and
+    int8 mask. Objects are made by ``make`` on first use, one per row and seat, and reset with
+    the row's game seed + :data:`SEAT_SEED_STEP` × (seat + 1) when :meth:`begin` gave the rows'
+    seeds (as :func:`eval.play.play_game` resets a seat's agent), else with no seed; they live
+    until the next :meth:`begin`, so later games of a row (auto-reset) keep the same objects.
+    Slow (a Python call per row and step) but the agent's own choices."""
+
+    def __init__(self, make: Callable[[], Agent], name: str) -> None:
+        self.make, self.name = make, name
+        self.agents: dict[tuple[int, int], Agent] = {}
+        self.seeds: list[int] | None = None
+
+    def begin(self, seeds: Sequence[int]) -> None:
+        """New games, one per row: row ``b``'s agents are made afresh, reset from ``seeds[b]``."""
+        self.agents, self.seeds = {}, [int(s) for s in seeds]
+
+    def act(
+        self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
+    ) -> torch.Tensor:
+        """Rows ``0 .. B-1`` (the whole batch)."""
+        return self.act_rows(torch.arange(len(seat)), observation, mask, seat)
+
+    def act_rows(
+        self,
+        rows: torch.Tensor,
+        observation: torch.Tensor,
+        mask: torch.Tensor,
+        seat: torch.Tensor,
+    ) -> torch.Tensor:
+        """``[len(rows)]`` int64: the action of row ``rows[i]``'s agent at seat ``seat[i]``."""
+        obs = observation.cpu().numpy()
+        legal = mask.cpu().numpy().astype(np.int8)
+        chosen = [
+            self._action(self._agent(r, s).act(obs[i], legal[i]))
+            for i, (r, s) in enumerate(zip(rows.tolist(), seat.tolist(), strict=True))
+        ]
+        return torch.tensor(chosen, dtype=torch.int64, device=seat.device)
+
+    def _agent(self, row: int, seat: int) -> Agent:
+        agent = self.agents.get((row, seat))
+        if agent is None:
+            agent = self.agents[row, seat] = self.make()
+            agent.reset(
+                None if self.seeds is None else self.seeds[row] + SEAT_SEED_STEP * (seat + 1)
+            )
+        return agent
+
+    def _action(self, action: Any) -> int:
+        """An integer action as the reference env takes it (Python or numpy integers, 0-d or
+        one-element integer arrays); an :class:`AgentError` for anything else."""
+        array = np.asarray(action)
+        if array.size != 1 or array.dtype.kind not in "iu":
+            raise AgentError(f"agent {self.name!r} returned {action!r}, not an integer action")
+        return int(array.reshape(()))
+
+
 def snapshot_policy(
     net: PolicyNet, device: torch.device, generator: torch.Generator | None = None
 ) -> BatchedNet:
@@ -99,9 +166,16 @@ def batched_heuristics(env_id: str) -> dict[str, type]:
 
 
 def make_batched_agent(
-    spec: str, env_id: str, num_players: int, device: torch.device, generator: torch.Generator
+    spec: str,
+    env_id: str,
+    num_players: int,
+    device: torch.device,
+    generator: Chance,
+    per_game: bool = False,
 ) -> BatchedPolicy:
-    """A batched policy from an agent spec; a clear error for a spec with no batched form."""
+    """A batched policy from an agent spec; with ``per_game`` (a caller that tells each row's
+    new game, as ``eval.batched``), ``python:`` agents row by row (:class:`PerGameAgents`); a
+    clear error for a spec with no batched form."""
     parsed = parse_spec(spec)
     sample = parsed.checked_sample(spec) if parsed.kind in OPTIONS else False
     if parsed.kind == "random":
@@ -119,7 +193,15 @@ def make_batched_agent(
 
         agent = load_torch_agent(parsed.target, env_id)
         return snapshot_policy(agent.net, device, generator if sample else None)
+    if parsed.kind == "python" and per_game:
+
+        def make() -> Agent:
+            return load_python_agent(spec, parsed.target, parsed.options)
+
+        make()  # import and build errors now, not at the first move
+        return PerGameAgents(make, spec)
     raise ConfigError(
-        f"agent spec {spec!r} has no batched form; batched opponents are random, "
-        f"heuristic:<name> and torch:<checkpoint>"
+        f"agent spec {spec!r} has no batched form; batched agents are random, "
+        "heuristic:<name> and torch:<checkpoint> (python:<module>:<Class> agents play row by "
+        "row in python -m eval.batched only)"
     )

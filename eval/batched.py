@@ -4,25 +4,33 @@
 The harness (``python -m eval``) plays one reference game per process step and keeps every game
 for its report; this module answers one question faster, for agents with a batched form
 (``random``, ``heuristic:<name>``, ``torch:<checkpoint>`` played greedily, as the harness does,
-or drawing from its policy with ``?sample=1``):
+or drawing from its policy with ``?sample=1``) and for ``python:<module>:<Class>`` agents, asked
+row by row (:class:`agents.batched.PerGameAgents`: slow but exact):
 
-* cooperative games: each spec as a whole team; its win rate (Wilson interval) and mean score
-  (``stuns``, ``scares``; percentile bootstrap);
+* cooperative games: each spec as a whole team; its win rate (Wilson interval), mean score
+  (``stuns``, ``scares``; percentile bootstrap) and length. With two teams or more, each team
+  minus a reference team (the first, or ``--baseline``) deal by deal, in win rate and in score,
+  each with the percentile-bootstrap interval of the per-deal differences (the protocol's
+  paired comparison, as the harness's ``Paired differences``);
 * competitive games: ``agent`` against each opponent, the agent's seat going round the table
-  row by row (row ``b`` seats it at ``b mod n``, every other seat the opponent); the win rates of
-  both sides (Wilson; a shared win counts for both, as in the harness), the paired difference
+  (game ``i`` seats it at ``i mod n``, every other seat the opponent); the win rates of both
+  sides (Wilson; a shared win counts for both, as in the harness), the paired difference
   "agent won − an opponent won" per game (which is what says who is stronger) and the mean
   score margin (the agent's score minus the opponents' mean, with the game's own scores: in
   Voodoo Mania the fewest points win).
 
-Teams of one command play the same deals (the same seed deals the same games; the chance drawn
-later follows the play), so each team after the first also gets its paired score difference
-from the first team, deal by deal: tighter than comparing two intervals.
+Game ``i`` (from 0) is dealt from seed ``seed + i``, and all its chance (the deal, the draws of
+play, the agents' own draws) comes from that seed's streams
+(:class:`envs.core.batched.RowStreams`), so a game's result depends neither on ``--chunk`` (how
+many games step at once) nor on the other games, and every team and opponent meets the same
+deals. The deals differ from the harness's, which seeds reference games. Every row counts its
+first game only (rows are played until each has finished one; later games, dealt by the
+engine's auto-reset, are not counted), so short games are not over-represented.
 
-Every row of the batch counts exactly one game, its first: rows are played until each has
-finished one (later games of a row, dealt by the engine's auto-reset, are not counted), so short
-games are not over-represented. Chunk ``c`` of ``chunk`` rows deals from seed ``seed + c``:
-same seed, same games; the deals differ from the harness's, which seeds reference games.
+``--out DIR`` writes ``report.md`` (the tables, the command and the provenance line),
+``results.json`` (the command, the provenance of :func:`eval.provenance.provenance` and every
+game: ``seed``, ``won``, the score, ``steps``, and for competitive games ``lost`` and
+``agent_seat``) and ``win_rates.png``.
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,40 +50,84 @@ import torch
 from tqdm import tqdm
 
 import envs
-from agents.batched import BatchedPolicy, make_batched_agent
-from envs.core.batched import MAX_SEED
+from agents.batched import BatchedPolicy, PerGameAgents, make_batched_agent
+from envs.core.batched import MAX_SEED, RowStreams, row_seeds
 from envs.core.errors import ConfigError
 from envs.core.folders import lock_folder
 from eval import report
 from eval.provenance import provenance
-from eval.stats import bootstrap_mean_interval, wilson_interval
+from eval.stats import bootstrap_mean_interval, paired_difference, wilson_interval
 from train.config import apply_override
 
 MAX_THREADS = 256  # as a training config's ``threads``
+AGENT_SALT = 1  # the agents' streams, apart from the engine's (salt 0) on the same seeds
 
 
 @dataclass
 class Outcomes:
-    """Per game (one per row): ``won`` by the side under test, ``lost`` (an opponent won;
-    competitive only), ``score`` (the team's score, or the agent's margin) and ``steps``."""
+    """Per game, in game order: ``seed`` (uint64, its deal), ``won`` by the side under test,
+    ``score`` (the team's score, or the agent's margin), ``steps``; competitive games also
+    ``lost`` (an opponent won) and ``agent_seat``, None in cooperative games."""
 
+    seed: np.ndarray
     won: np.ndarray
-    lost: np.ndarray
     score: np.ndarray
     steps: np.ndarray
+    lost: np.ndarray | None = None
+    agent_seat: np.ndarray | None = None
+
+
+class AgentChance:
+    """The agents' chance in a chunk: row ``b``'s draws come from its game's own stream (salted
+    apart from the engine's), whichever rows a policy is asked about together (:meth:`focus`)."""
+
+    def __init__(self) -> None:
+        self.streams: RowStreams | None = None
+        self.view: RowStreams | None = None
+
+    def begin(self, seeds: torch.Tensor) -> None:
+        self.streams = self.view = RowStreams(seeds, AGENT_SALT)
+
+    def focus(self, rows: torch.Tensor) -> None:
+        self.view = self.streams.take(rows)
+
+    def rand(
+        self,
+        shape: tuple[int, ...],
+        rows: torch.Tensor | None = None,
+        dtype: torch.dtype | None = None,
+    ) -> torch.Tensor:
+        return self.view.rand(shape, rows, dtype)
+
+    def randint(
+        self, high: int, shape: tuple[int, ...], rows: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        return self.view.randint(high, shape, rows)
 
 
 def check_counts(games: int, seed: int, chunk: int) -> None:
-    """A :class:`ConfigError` unless ``games`` and ``chunk`` are positive and every chunk's
-    seed (``seed + c``) is one the engine takes (0 to 2**64 - 1)."""
+    """A :class:`ConfigError` unless ``games`` and ``chunk`` are positive and every game's seed
+    (``seed + i``) is one the engine takes (0 to 2**64 - 1)."""
     if games < 1 or chunk < 1:
         raise ConfigError(f"games and chunk must be positive, got {games} and {chunk}")
-    chunks = -(-games // chunk)
-    if not 0 <= seed <= MAX_SEED - (chunks - 1):
+    if not 0 <= seed <= MAX_SEED - (games - 1):
         raise ConfigError(
-            f"seed must be an integer from 0 to 2**64 - {chunks} (chunk c deals from seed + c, "
-            f"{chunks} chunks here), got {seed}"
+            f"seed must be an integer from 0 to 2**64 - {games} (game i deals from seed + i, "
+            f"{games} games here), got {seed}"
         )
+
+
+def choose(
+    policy: BatchedPolicy,
+    rows: torch.Tensor,
+    observation: torch.Tensor,
+    mask: torch.Tensor,
+    seat: torch.Tensor,
+) -> torch.Tensor:
+    """``policy``'s actions for ``rows`` of the batch (a per-game agent needs to know which)."""
+    if isinstance(policy, PerGameAgents):
+        return policy.act_rows(rows, observation, mask, seat)
+    return policy.act(observation, mask, seat)
 
 
 def play_rows(
@@ -81,31 +135,34 @@ def play_rows(
     num_players: int,
     policies: list[BatchedPolicy],
     owner: torch.Tensor,
-    seed: int,
+    seeds: list[int],
+    chance: AgentChance,
     options: dict[str, Any],
 ) -> dict[str, torch.Tensor]:
-    """Play ``len(owner)`` games, one per row, until each row's first game ends; seat ``s`` of
-    row ``b`` is played by ``policies[owner[b, s]]``. Returns each row's figures at the end of
-    its first game and its length in agent-steps (``"steps"``)."""
+    """Play ``len(owner)`` games, row ``b``'s dealt from ``seeds[b]``, until each row's first
+    game ends; seat ``s`` of row ``b`` is played by ``policies[owner[b, s]]``. Rows whose first
+    game is over play their first legal action. Returns each row's figures at the end of its
+    first game and its length in agent-steps (``"steps"``)."""
     rows = len(owner)
     benv = envs.make_batched(env_id, num_players, batch_size=rows, **options)
-    out = benv.reset(seed=seed)
+    out = benv.reset(seed=seeds)
+    chance.begin(row_seeds(seeds, rows))
+    for policy in policies:
+        if isinstance(policy, PerGameAgents):
+            policy.begin(seeds)
     index = torch.arange(rows)
     ended = torch.zeros(rows, dtype=torch.bool)
     figures: dict[str, torch.Tensor] = {}
     steps = torch.zeros(rows, dtype=torch.int64)
     while not bool(ended.all()):
-        if len(policies) == 1:  # a team: every row's seat is the same policy's
-            actions = policies[0].act(out["observation"], out["action_mask"], out["seat"])
-        else:
-            who = owner[index, out["seat"]]
-            actions = torch.zeros(rows, dtype=torch.int64)
-            for k, policy in enumerate(policies):
-                mine = (who == k).nonzero().squeeze(1)
-                if len(mine):
-                    actions[mine] = policy.act(
-                        out["observation"][mine], out["action_mask"][mine], out["seat"][mine]
-                    )
+        actions = out["action_mask"].to(torch.int8).argmax(1)
+        who = torch.where(ended, -1, owner[index, out["seat"]])
+        for k, policy in enumerate(policies):
+            mine = (who == k).nonzero().squeeze(1)
+            if len(mine):
+                chance.focus(mine)
+                obs, mask, seat = (out[key][mine] for key in ("observation", "action_mask", "seat"))
+                actions[mine] = choose(policy, mine, obs, mask, seat)
         out = benv.step(actions)
         steps += ~ended
         first = out["done"] & ~ended
@@ -128,36 +185,39 @@ def evaluate(
     **options: Any,
 ) -> Outcomes:
     """``games`` games of ``spec`` as a team (cooperative) or against ``opponent`` (competitive,
-    the agent's seat going round the table), in chunks of ``chunk`` rows."""
+    the agent's seat going round the table), game ``i`` dealt from ``seed + i``, stepped
+    ``chunk`` at a time (the results do not depend on ``chunk``)."""
     game = envs.spec(env_id)
     if game.cooperative != (opponent is None):
         need = "no opponent (a whole team)" if game.cooperative else "an opponent"
         raise ConfigError(f"{env_id} is {'co' if game.cooperative else 'non-co'}operative: {need}")
     check_counts(games, seed, chunk)
     device = torch.device("cpu")
-    generator = torch.Generator().manual_seed(seed)
+    chance = AgentChance()
     policies = [
-        make_batched_agent(s, env_id, num_players, device, generator)
+        make_batched_agent(s, env_id, num_players, device, chance, per_game=True)
         for s in ([spec] if opponent is None else [spec, opponent])
     ]
     parts: list[dict[str, torch.Tensor]] = []
     seats = torch.arange(num_players)
     with tqdm(total=games, unit="game", disable=not progress, desc=spec) as bar:
-        for c, start in enumerate(range(0, games, chunk)):
+        for start in range(0, games, chunk):
             rows = torch.arange(start, min(start + chunk, games))
             if opponent is None:
                 owner = torch.zeros(len(rows), num_players, dtype=torch.int64)
             else:
                 owner = (seats[None, :] != (rows % num_players)[:, None]).long()
-            part = play_rows(env_id, num_players, policies, owner, seed + c, options)
+            seeds = [seed + int(r) for r in rows]
+            part = play_rows(env_id, num_players, policies, owner, seeds, chance, options)
             part["agent_seat"] = rows % num_players
             parts.append(part)
             bar.update(len(rows))
     figures = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+    dealt = np.array([seed + i for i in range(games)], dtype=np.uint64)
     steps = figures["steps"].numpy()
     if opponent is None:
         won = (figures["outcome"] == 1).numpy()
-        return Outcomes(won, np.zeros_like(won), figures[game.score].double().numpy(), steps)
+        return Outcomes(dealt, won, figures[game.score].double().numpy(), steps)
     mine = figures["agent_seat"]
     at = torch.arange(len(mine))
     winners, scores = figures["winners"], figures["scores"].double()
@@ -165,7 +225,7 @@ def evaluate(
     won = winners[at, mine]
     lost = (winners & others).sum(1) > 0
     margin = scores[at, mine] - (scores * others).sum(1) / (num_players - 1)
-    return Outcomes(won.numpy(), lost.numpy(), margin.numpy(), steps)
+    return Outcomes(dealt, won.numpy(), margin.numpy(), steps, lost.numpy(), mine.numpy())
 
 
 def win_rate(hits: np.ndarray) -> dict[str, float]:
@@ -174,37 +234,104 @@ def win_rate(hits: np.ndarray) -> dict[str, float]:
     return {"rate": float(hits.mean()), "low": low, "high": high}
 
 
-def summary_row(
-    label: str, outcomes: Outcomes, competitive: bool, first: Outcomes | None = None
-) -> str:
-    """A markdown table row: games, win rate [95%], (loss rate), mean score [95%], length and
-    a paired difference: for an agent, won − an opponent won, game by game (a shared win
-    counts 0); for a team, its score minus the ``first`` team's on the same deals."""
-    mean, low, high = bootstrap_mean_interval(outcomes.score.tolist())
-    cells = [label, f"{len(outcomes.won):,}", report.pct(win_rate(outcomes.won))]
-    if competitive:
-        cells.append(report.pct(win_rate(outcomes.lost)))
-    cells += [f"{mean:.3f} [{low:.3f}, {high:.3f}]", f"{outcomes.steps.mean():.0f}"]
-    if competitive:
-        won = outcomes.won.astype(float) - outcomes.lost.astype(float)
-        diff, low, high = bootstrap_mean_interval(won.tolist())
-        cells.append(f"{diff:+.1%} [{low:+.1%}, {high:+.1%}]")
-    else:
-        cells.append("–")
-        if first is not None and first is not outcomes:
-            diff, low, high = bootstrap_mean_interval((outcomes.score - first.score).tolist())
-            cells[-1] = f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"
-    return "| " + " | ".join(cells) + " |"
+def interval(mean: float, low: float, high: float) -> dict[str, float]:
+    return {"mean": mean, "low": low, "high": high}
+
+
+def summarize(outcomes: Outcomes, reference: Outcomes | None = None) -> dict[str, Any]:
+    """Figures of one row: ``count`` (games), ``win`` (Wilson), ``score`` (bootstrap), ``length``;
+    competitive: ``opponent_win`` and ``won_minus_lost`` (per game, a shared win counting 0);
+    cooperative, given another team's ``reference`` outcomes on the same deals: ``paired``, this
+    team's win and score minus the reference's, deal by deal."""
+    row: dict[str, Any] = {
+        "count": len(outcomes.won),
+        "win": win_rate(outcomes.won),
+        "score": interval(*bootstrap_mean_interval(outcomes.score.tolist())),
+        "length": float(outcomes.steps.mean()),
+    }
+    if outcomes.lost is not None:
+        row["opponent_win"] = win_rate(outcomes.lost)
+        difference = outcomes.won.astype(float) - outcomes.lost.astype(float)
+        row["won_minus_lost"] = interval(*bootstrap_mean_interval(difference.tolist()))
+    elif reference is not None:
+        if not np.array_equal(outcomes.seed, reference.seed):
+            raise ValueError("paired differences need the same deals on both sides")
+        row["paired"] = {
+            "win": interval(*paired_difference(outcomes.won, reference.won)),
+            "score": interval(*paired_difference(outcomes.score, reference.score)),
+        }
+    return row
+
+
+def _mean(m: dict[str, float], sign: str = "") -> str:
+    return f"{m['mean']:{sign}.3f} [{m['low']:{sign}.3f}, {m['high']:{sign}.3f}]"
+
+
+def tables(
+    env_id: str, players: int, seed: int, games: int, rows: list[dict[str, Any]]
+) -> list[str]:
+    """The markdown tables: teams, then their paired differences (cooperative), or agent against
+    each opponent (competitive)."""
+    game = envs.spec(env_id)
+    lines = [
+        f"{env_id}, {players} players, batched engine, {games:,} games per row, game i dealt "
+        f"from seed {seed} + i (seeds {seed}–{seed + games - 1})",
+        "",
+    ]
+    if game.cooperative:
+        lines += [
+            f"| team | games | win [95% CI] | mean {game.score} [95% CI] | length |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r['label']} | {r['count']:,} | {report.pct(r['win'])} | {_mean(r['score'])} | "
+            f"{r['length']:.0f} |"
+            for r in rows
+        ]
+        paired = [r for r in rows if "paired" in r]
+        if paired:
+            lines += [
+                "",
+                "Paired differences (same deals): each team minus the reference team, with the "
+                "bootstrap interval of the per-deal differences",
+                "",
+                f"| team | reference | win rate, paired [95% CI] | {game.score}, paired [95% CI] |",
+                "|---|---|---|---|",
+            ]
+            lines += [
+                f"| {r['label']} | {r['reference']} | {report.signed_pct(r['paired']['win'])} | "
+                f"{_mean(r['paired']['score'], '+')} |"
+                for r in paired
+            ]
+        return lines
+    lines += [
+        "| agent | games | win [95% CI] | opponent wins [95% CI] | score margin [95% CI] | "
+        "length | agent won − opponent won [95% CI] |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['label']} | {r['count']:,} | {report.pct(r['win'])} | "
+        f"{report.pct(r['opponent_win'])} | {_mean(r['score'])} | {r['length']:.0f} | "
+        f"{report.signed_pct(r['won_minus_lost'])} |"
+        for r in rows
+    ]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> list[str]:
+    """The command: prints the tables (returned as lines) and, with ``--out``, writes the
+    folder (:func:`write`)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("env", help=f"environment id: {', '.join(envs.batched_ids())}")
     parser.add_argument("specs", nargs="+", help="agent specs (each a team, or the agent first)")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=1000, help="games per row of the table")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i")
     parser.add_argument("--chunk", type=int, default=1024, help="games stepped at once")
+    parser.add_argument(
+        "--baseline", help="cooperative: the team the others are compared with (default: first)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: one per core)")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a game option"
@@ -222,45 +349,44 @@ def main(argv: list[str] | None = None) -> list[str]:
     options: dict[str, Any] = {}
     for pair in args.set:
         apply_override(options, pair)
-    game = envs.spec(args.env)
-    competitive = not game.cooperative
+    competitive = not envs.spec(args.env).cooperative
     if competitive and len(args.specs) < 2:
         raise ConfigError("a competitive game needs the agent and at least one opponent")
-    score = "score margin" if competitive else f"mean {game.score}"
-    header = ["agent" if competitive else "team", "games", "win"]
-    header += ["opponent wins"] if competitive else []
-    header += [f"{score} [95% CI]", "length"]
-    header += (
-        ["agent won − opponent won [95% CI]"]
-        if competitive
-        else [f"{game.score} − first team's, same deals [95% CI]"]
-    )
-    lines = [
-        f"{args.env}, {args.players} players, batched engine, seed {args.seed}",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-    ]
+    if args.baseline is not None and (competitive or args.baseline not in args.specs):
+        raise ConfigError(
+            f"--baseline must be one of the teams {args.specs} (cooperative games only), "
+            f"got {args.baseline!r}"
+        )
     matches = (
-        [(s, None, s) for s in args.specs]
-        if not competitive
-        else [(args.specs[0], o, f"{args.specs[0]} vs {o}") for o in args.specs[1:]]
+        [(args.specs[0], o, f"{args.specs[0]} vs {o}") for o in args.specs[1:]]
+        if competitive
+        else [(s, None, s) for s in args.specs]
     )
+    reference = 0 if args.baseline is None else args.specs.index(args.baseline)
     if args.out:
         report.prepare(args.out)
     # one evaluation at a time writes the folder
     with lock_folder(args.out) if args.out else contextlib.nullcontext():
-        played = []
-        for spec, opponent, label in matches:
-            outcomes = evaluate(
+        played = [
+            evaluate(
                 args.env, args.players, spec, opponent, args.games, args.seed, args.chunk, **options
             )
-            played.append((spec, opponent, outcomes))
-            lines.append(summary_row(label, outcomes, competitive, played[0][2]))
+            for spec, opponent, _ in matches
+        ]
+        rows = []
+        for k, ((spec, opponent, label), outcomes) in enumerate(zip(matches, played, strict=True)):
+            other = played[reference] if len(played) > 1 and k != reference else None
+            row = {"spec": spec, "opponent": opponent, "label": label}
+            row.update(summarize(outcomes, None if competitive else other))
+            if "paired" in row:
+                row["reference"] = matches[reference][2]
+            rows.append(row)
+        lines = tables(args.env, args.players, args.seed, args.games, rows)
         print("\n".join(lines))
         if args.out:
             config = {**vars(args), "out": str(args.out), "options": options}
-            write(args.out, lines, config, played)
+            command = "python -m eval.batched " + shlex.join(argv)
+            write(args.out, lines, config, command, rows, played)
     return lines
 
 
@@ -268,24 +394,42 @@ def write(
     folder: Path,
     lines: list[str],
     config: dict[str, Any],
-    played: list[tuple[str, str | None, Outcomes]],
+    command: str,
+    rows: list[dict[str, Any]],
+    played: list[Outcomes],
 ) -> None:
-    """``report.md`` (the table), ``results.json`` (the command, its provenance and every game
-    of every row) and ``win_rates.png`` (the harness's plot of win rates with 95% intervals),
-    each written whole (:func:`eval.report.write_text`)."""
-    n = config["players"]
-    rows, plotted = [], []
-    for spec, opponent, outcomes in played:
-        games = {k: v.tolist() for k, v in vars(outcomes).items()}
-        rows.append({"spec": spec, "opponent": opponent, "games": games})
-
+    """``report.md`` (a title, the command, the provenance line and the tables),
+    ``results.json`` (the command, the config, its provenance, the tables and every game of
+    every row) and ``win_rates.png`` (the harness's plot of win rates with 95% intervals), each
+    written whole (:func:`eval.report.write_text`). The config hash leaves out what does not
+    change the games (``chunk``, ``threads``, ``out``)."""
+    n, score = config["players"], envs.spec(config["env"]).score
+    shaping = {
+        "env": config["env"],
+        "players": n,
+        "agents": config["specs"],
+        "games": config["games"],
+        "seed": config["seed"],
+        "baseline": config["baseline"],
+        "options": config["options"],
+    }
+    source = {**provenance(shaping), "command": command}
+    plotted = []
+    for row, outcomes in zip(rows, played, strict=True):
+        spec, opponent = row["spec"], row["opponent"]
+        columns: dict[str, Any] = {
+            "seed": [int(s) for s in outcomes.seed],
+            "won": outcomes.won.tolist(),
+            (score if opponent is None else "margin"): outcomes.score.tolist(),
+            "steps": outcomes.steps.tolist(),
+        }
         if opponent is None:
-            plotted.append(
-                {"kind": "team", "lineup": [spec], "players": n, "win": win_rate(outcomes.won)}
-            )
+            plotted.append({"kind": "team", "lineup": [spec], "players": n, "win": row["win"]})
         else:
+            columns["lost"] = outcomes.lost.tolist()
+            columns["agent_seat"] = outcomes.agent_seat.tolist()
             other = opponent if opponent != spec else f"{opponent} (opponent)"
-            wins = {spec: win_rate(outcomes.won), other: win_rate(outcomes.lost)}
+            wins = {spec: row["win"], other: row["opponent_win"]}
             plotted.append(
                 {
                     "kind": "head_to_head",
@@ -295,15 +439,28 @@ def write(
                     "wins": wins,
                 }
             )
-    summary = {"config": {"env": config["env"], "agents": config["specs"]}, "rows": plotted}
+        row["games"] = columns
+    summary = {"config": {"env": config["env"]}, "provenance": source, "rows": plotted}
     results = {
+        "command": command,
         "config": config,
-        "provenance": provenance(summary["config"]),
+        "provenance": source,
         "table": lines,
         "rows": rows,
     }
+    text = [
+        f"# Batched evaluation: {config['env']}, {n} players",
+        "",
+        f"`{command}`",
+        "",
+        report.provenance_line(summary),
+        "",
+        *lines,
+        "",
+        "![win rates](win_rates.png)",
+    ]
     report.write_text(folder / "results.json", json.dumps(results, indent=1, default=str))
-    report.write_text(folder / "report.md", "\n".join(lines) + "\n")
+    report.write_text(folder / "report.md", "\n".join(text) + "\n")
     report.plot_win_rates(summary, folder / "win_rates.png")
 
 

@@ -1,4 +1,5 @@
-"""Confidence intervals: Wilson for proportions, percentile bootstrap for means."""
+"""Confidence intervals: Wilson for proportions, percentile bootstrap for means and paired
+differences."""
 
 from __future__ import annotations
 
@@ -30,6 +31,18 @@ def bootstrap_mean_interval(
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return float(data.mean()), float(low), float(high)
+
+
+def paired_difference(
+    a: np.ndarray, b: np.ndarray, resamples: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Mean of ``a - b`` over the same deals (``a[i]`` and ``b[i]`` from deal ``i``) and the
+    percentile-bootstrap interval of the per-deal differences, as the harness's paired
+    differences: the deal's own difficulty cancels."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError("paired_difference needs two equal-length 1-d arrays (the same deals)")
+    return bootstrap_mean_interval((x - y).tolist(), resamples, seed, level)
 
 
 def bootstrap_ratio_interval(

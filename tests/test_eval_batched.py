@@ -1,5 +1,7 @@
 """Large evaluations on the batched engine (eval.batched): one game per row, the agent's seat
-going round, the reference harness's statistics, and clear errors."""
+going round, each game's chance from its own seed (whatever the chunk), paired differences,
+provenance, ``python:`` agents row by row, the reference harness's statistics, and clear
+errors."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ def test_a_team_wins_and_lasts_as_in_reference_games():
         bootstrap_mean_interval(batched.steps.tolist())[1:],
         bootstrap_mean_interval([float(g.steps) for g in reference])[1:],
     )
-    assert not batched.lost.any()
+    assert batched.lost is None and batched.agent_seat is None  # no column that is always false
 
 
 def test_every_row_counts_one_game_in_any_chunking():
@@ -76,32 +78,169 @@ def test_bad_evaluations_are_refused(env_id, spec, opponent, games, match):
         evaluate(env_id, 2, spec, opponent, games=games, progress=False)
 
 
-def test_command_prints_a_row_per_team_with_paired_differences(capsys):
+def test_command_prints_a_row_per_team_and_paired_differences(capsys):
     """Teams of one command play the same deals: the same team twice differs by exactly 0 on
-    every deal; another team gets a signed difference."""
+    every deal, in win rate and in stuns; random play gets a negative difference."""
     argv = ["--games", "40", "--chunk", "16", "--players", "3"]
     specs = ["heuristic:greedy", "heuristic:greedy", "random"]
     lines = main(["hocus_pocus_v1", *specs, *argv])
     printed = capsys.readouterr().out
-    assert "| team | games | win | mean stuns [95% CI] | length |" in printed
-    assert [line.split(" | ")[0] for line in lines[-3:]] == [f"| {s}" for s in specs]
-    assert all("| 40 |" in line for line in lines[-3:])
-    assert lines[-3].endswith("| – |")
-    assert lines[-2].endswith("| +0.000 [+0.000, +0.000] |")
-    assert lines[-1].split(" | ")[-1].startswith("-")  # random play stuns less than greedy
+    assert "| team | games | win [95% CI] | mean stuns [95% CI] | length |" in printed
+    teams = lines[4:7]
+    assert [line.split(" | ")[0] for line in teams] == [f"| {s}" for s in specs]
+    assert all("| 40 |" in line for line in teams)
+    header = "| team | reference | win rate, paired [95% CI] | stuns, paired [95% CI] |"
+    assert lines[-4] == header
+    same, other = lines[-2:]
+    assert same == (
+        "| heuristic:greedy | heuristic:greedy | +0.0% [+0.0%, +0.0%] | +0.000 [+0.000, +0.000] |"
+    )
+    assert other.startswith("| random | heuristic:greedy | -")
+    assert other.split(" | ")[-1].startswith("-")  # random play stuns less than greedy
 
 
-def test_out_folder_holds_the_table_every_game_and_a_plot(tmp_path):
+def test_paired_win_rate_differences_against_a_baseline_are_the_per_deal_means():
+    """``--baseline`` names the reference team; each other team's paired figures are the
+    means of its per-deal differences from that team's games on the same seeds."""
+    common = dict(games=60, seed=11, chunk=32, progress=False)
+    greedy = evaluate("hocus_pocus_v1", 2, "heuristic:greedy", **common)
+    rand = evaluate("hocus_pocus_v1", 2, "random", **common)
+    argv = ["hocus_pocus_v1", "random", "heuristic:greedy", "--games", "60", "--seed", "11"]
+    lines = main([*argv, "--baseline", "heuristic:greedy", "--chunk", "32"])
+    (row,) = [line for line in lines if line.startswith("| random | heuristic:greedy |")]
+    win, stuns = row.split(" | ")[2:4]
+    diff = rand.won.astype(float) - greedy.won.astype(float)
+    assert win.startswith(f"{diff.mean():+.1%} [")
+    low, high = bootstrap_mean_interval(diff.tolist())[1:]
+    assert win == f"{diff.mean():+.1%} [{low:+.1%}, {high:+.1%}]"
+    assert stuns.startswith(f"{(rand.score - greedy.score).mean():+.3f} [")
+    assert not any(line.startswith("| heuristic:greedy | heuristic:greedy |") for line in lines)
+
+
+def test_out_folder_holds_the_command_provenance_tables_every_game_and_a_plot(tmp_path):
     argv = ["hexenflug_v1", "random", "random", "--games", "20", "--out", str(tmp_path / "run")]
     lines = main(argv)
     folder = tmp_path / "run"
-    assert (folder / "report.md").read_text().splitlines() == lines
+    text = (folder / "report.md").read_text()
+    assert text.splitlines()[-len(lines) - 2 : -2] == lines
+    assert "`python -m eval.batched hexenflug_v1 random random --games 20 --out " in text
+    assert "Cauldron " in text and "commit `" in text and "config hash `" in text
     results = json.loads((folder / "results.json").read_text())
     (row,) = results["rows"]
     assert (row["spec"], row["opponent"]) == ("random", "random")
-    assert len(row["games"]["won"]) == len(row["games"]["steps"]) == 20
-    assert results["provenance"]["git_commit"] and results["config"]["games"] == 20
+    games = row["games"]
+    assert games["seed"] == list(range(20))
+    assert len(games["won"]) == len(games["lost"]) == len(games["margin"]) == 20
+    assert games["agent_seat"] == [i % 2 for i in range(20)]
+    source = results["provenance"]
+    assert (
+        source["git_commit"] and source["libraries"]["torch"] and len(source["config_hash"]) == 64
+    )
+    assert source["command"] == results["command"] and results["config"]["games"] == 20
     assert (folder / "win_rates.png").stat().st_size > 0
+
+
+def test_cooperative_games_keep_a_seed_column_and_no_lost_column(tmp_path):
+    folder = tmp_path / "run"
+    main(["headless_horseman_v1", "random", "--games", "6", "--seed", "40", "--out", str(folder)])
+    (row,) = json.loads((folder / "results.json").read_text())["rows"]
+    assert sorted(row["games"]) == ["scares", "seed", "steps", "won"]
+    assert row["games"]["seed"] == list(range(40, 46))
+
+
+def test_the_config_hash_ignores_chunk_and_threads(tmp_path):
+    def config_hash(*extra: str) -> str:
+        folder = tmp_path / "-".join(extra or ("plain",))
+        main(["headless_horseman_v1", "random", "--games", "4", "--out", str(folder), *extra])
+        return json.loads((folder / "results.json").read_text())["provenance"]["config_hash"]
+
+    assert config_hash() == config_hash("--chunk", "3") != config_hash("--seed", "1")
+
+
+@pytest.mark.parametrize(
+    "env_id, players, spec, opponent",
+    [
+        ("hocus_pocus_v1", 3, "random", None),
+        ("headless_horseman_v1", 2, "random", None),
+        ("hexenflug_v1", 3, "heuristic:cautious", "heuristic:greedy"),
+        ("voodoo_mania_v1", 2, "random", "random"),
+    ],
+)
+def test_every_game_is_the_same_in_any_chunking(env_id, players, spec, opponent):
+    """Each game's chance (deal, draws of play, a random agent's draws) comes from its own
+    seed: 7 games at a time or 64, every game ends the same way, after the same steps."""
+
+    def games(chunk: int):
+        return evaluate(env_id, players, spec, opponent, games=14, chunk=chunk, progress=False)
+
+    small, large = games(7), games(64)
+    for field in ("seed", "won", "lost", "score", "steps", "agent_seat"):
+        a, b = getattr(small, field), getattr(large, field)
+        assert (a is None and b is None) or np.array_equal(a, b), field
+    assert len(set(small.steps.tolist())) > 3  # different games, not one game 14 times
+
+
+def test_a_game_is_dealt_from_its_own_seed_whatever_the_games_around_it():
+    """Games 5..12 of a 16-game run from seed 0 are the 8 games of a run from seed 5."""
+    whole = evaluate("headless_horseman_v1", 2, "random", games=16, chunk=8, progress=False)
+    part = evaluate("headless_horseman_v1", 2, "random", games=8, seed=5, progress=False)
+    for field in ("seed", "won", "score", "steps"):
+        assert np.array_equal(getattr(part, field), getattr(whole, field)[5:13]), field
+
+
+def test_python_agents_play_row_by_row_as_their_batched_form_and_the_reference_games():
+    """``python:`` agents have no batched form: each row's seat asks its own object, reset as
+    the harness resets a seat's agent (the game's seed + 7919 × (seat + 1)). A python agent
+    wrapping the reference greedy heuristic plays every game as the batched greedy heuristic
+    (tested equal to the reference) on the same seeds, and scores as the reference harness's
+    games of that heuristic do (stuns within 95% intervals)."""
+    from tests.batched_python_agents import Reference
+
+    Reference.RESETS.clear()
+    spec = "python:tests.batched_python_agents:Reference?env=hocus_pocus_v1&name=greedy"
+    common = dict(games=24, seed=3, chunk=10, progress=False)
+    python = evaluate("hocus_pocus_v1", 2, spec, **common)
+    batched = evaluate("hocus_pocus_v1", 2, "heuristic:greedy", **common)
+    for field in ("won", "score", "steps"):
+        assert np.array_equal(getattr(python, field), getattr(batched, field)), field
+    seeds = {s for s in Reference.RESETS if s is not None}
+    assert {g + 7919 * (s + 1) for g in range(3, 27) for s in range(2)} <= seeds
+    reference = play_team("hocus_pocus_v1", 2, "heuristic:greedy", range(24))
+    assert overlap(
+        bootstrap_mean_interval(python.score.tolist())[1:],
+        bootstrap_mean_interval([float(g.info["stuns"]) for g in reference])[1:],
+    )
+
+
+def test_python_agents_play_their_rows_against_batched_opponents():
+    """A python agent against a batched heuristic in Hexenflug: asked about its own rows only,
+    it plays every game as its batched form does, seats going round."""
+    spec = "python:tests.batched_python_agents:Reference?env=hexenflug_v1&name=cautious"
+    common = dict(games=6, chunk=4, progress=False)
+    python = evaluate("hexenflug_v1", 2, spec, "heuristic:greedy", **common)
+    batched = evaluate("hexenflug_v1", 2, "heuristic:cautious", "heuristic:greedy", **common)
+    for field in ("won", "lost", "score", "steps"):
+        assert np.array_equal(getattr(python, field), getattr(batched, field)), field
+
+
+def test_a_python_agent_returning_a_float_is_named_in_one_clear_error():
+    from agents.user import AgentError
+
+    spec = "python:tests.batched_python_agents:Floaty"
+    with pytest.raises(AgentError, match=r"Floaty.*returned \d+\.0, not an integer action"):
+        evaluate("hexenflug_v1", 2, spec, "random", games=3, progress=False)
+
+
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--baseline", "heuristic:planner"], "--baseline must be one of the teams"),
+        (["--games", "0"], "games and chunk must be positive"),
+    ],
+)
+def test_bad_commands_are_refused(extra, match):
+    with pytest.raises(ConfigError, match=match):
+        main(["hocus_pocus_v1", "random", "heuristic:greedy", "--games", "4", *extra])
 
 
 def _checkpoint(tmp_path, env_id: str, num_players: int):

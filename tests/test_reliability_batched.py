@@ -194,7 +194,7 @@ def test_a_bad_batch_size_is_a_config_error(batch_size):
         (["--threads", "300"], r"--threads must be 0 \(one per core\) to 256, got 300"),
         (["--seed", str(2**70)], r"seed must be an integer from 0 to 2\*\*64 - 1"),
         (["--seed", "-1"], r"seed must be an integer from 0 to 2\*\*64 - 1"),
-        (["--seed", str(2**64 - 2), "--games", "3", "--chunk", "1"], r"2\*\*64 - 3 \(chunk c"),
+        (["--seed", str(2**64 - 2), "--games", "3", "--chunk", "1"], r"2\*\*64 - 3 \(game i"),
     ],
 )
 def test_eval_batched_refuses_bad_threads_and_seeds_before_any_game(extra, match, tmp_path):

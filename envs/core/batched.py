@@ -23,14 +23,25 @@ Output of :meth:`BatchedEnv.reset` and :meth:`BatchedEnv.step`, all tensors on `
 
 Every output tensor is the caller's own: none shares memory with the engine's state, so changing
 one in place changes no game, and no later step changes it.
+
+Chance: ``reset(seed)`` with one integer seeds one ``torch.Generator`` for the whole batch, so a
+row's games depend on the batch size and on the other rows. ``reset(seeds)`` with one seed per row
+gives every row its own stream (:class:`RowStreams`): row ``b``'s games, its first dealt from
+``seeds[b]`` and the later ones by auto-reset, depend only on that seed and that row's actions,
+whatever the batch around it. Game rules draw through :func:`uniform`, :func:`randint` and
+:func:`chance_rows`, which take either kind of chance and name the rows that use each draw.
+
+``step`` takes the actions as an integer torch tensor or numpy array of shape ``[B]``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import operator
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
 import torch
 
 from envs.core.errors import ConfigError, IllegalActionError
@@ -43,6 +54,116 @@ MAX_BATCH_SIZE = 2**20  # rows of one engine (a guard against sizes that cannot 
 MAX_SEED = 2**64 - 1  # the largest seed a torch generator takes whole
 
 
+def _int64(constant: int) -> int:
+    """A 64-bit constant as the signed value an int64 tensor holds."""
+    return constant - 2**64 if constant >= 2**63 else constant
+
+
+_GOLDEN, _MIX1, _MIX2 = (
+    _int64(c) for c in (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
+)
+
+
+def _shift(x: torch.Tensor, bits: int) -> torch.Tensor:
+    """Logical right shift of int64 ``x`` (torch's ``>>`` keeps the sign)."""
+    return (x >> bits) & ((1 << (64 - bits)) - 1)
+
+
+def _mix(x: torch.Tensor) -> torch.Tensor:
+    """SplitMix64 (Steele, Lea and Flood 2014) on int64 tensors, arithmetic wrapping mod 2**64."""
+    x = x + _GOLDEN
+    x = (x ^ _shift(x, 30)) * _MIX1
+    x = (x ^ _shift(x, 27)) * _MIX2
+    return x ^ _shift(x, 31)
+
+
+class RowStreams:
+    """One random stream per row (per game seed), counter-based: the ``k``-th draw of row ``b``
+    is SplitMix64 of (the row's key, ``k``, the entry), so what a row draws depends only on its
+    seed and on how many draws it took, never on the other rows or the batch size. ``take``
+    gives a view of some rows that advances their counters. Each draw names the rows that use
+    it (``rows``, a bool mask over the view; default all): only theirs advance, so a row's
+    stream does not move when another row's state calls for a draw."""
+
+    def __init__(self, seeds: torch.Tensor, salt: int = 0) -> None:
+        """``seeds``: ``[R]`` int64 (seeds above 2**63 - 1 wrapped, as :func:`row_seeds` gives
+        them); ``salt`` tells apart independent streams from the same seeds."""
+        self.key = _mix(_mix(seeds) + _int64(salt % 2**64))
+        self.count = torch.zeros_like(self.key)
+        self.index = torch.arange(len(seeds), device=seeds.device)
+
+    def take(self, index: torch.Tensor) -> RowStreams:
+        """The streams of rows ``index`` (of this view), sharing their counters."""
+        view = object.__new__(RowStreams)
+        view.key, view.count, view.index = self.key, self.count, self.index[index]
+        return view
+
+    def _bits(self, shape: tuple[int, ...], rows: torch.Tensor | None) -> torch.Tensor:
+        shape = tuple(shape)
+        if not shape or shape[0] != len(self.index):
+            raise ValueError(f"a draw of shape {shape} for {len(self.index)} rows")
+        index = self.index
+        entries = torch.arange(math.prod(shape[1:]), device=index.device) * _GOLDEN
+        row = _mix(self.key[index] ^ _mix(self.count[index]))
+        bits = _mix(row[:, None] + entries[None, :]).view(shape)
+        self.count[index if rows is None else index[rows]] += 1
+        return bits
+
+    def rand(
+        self,
+        shape: tuple[int, ...],
+        rows: torch.Tensor | None = None,
+        dtype: torch.dtype | None = None,
+    ) -> torch.Tensor:
+        """Uniform in [0, 1): float32 from 24 bits (float64 from 53), first dimension the rows."""
+        bits = self._bits(shape, rows)
+        if dtype == torch.float64:
+            return _shift(bits, 11).double() * 2.0**-53
+        return (_shift(bits, 40).float() * 2.0**-24).to(dtype or torch.get_default_dtype())
+
+    def randint(
+        self, high: int, shape: tuple[int, ...], rows: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Integers from 0 to ``high`` - 1 (``high`` below 2**31; multiply-shift of 32 bits)."""
+        return (_shift(self._bits(shape, rows), 32) * high) >> 32
+
+
+Chance = torch.Generator | RowStreams
+"""Where a batch's chance comes from: one generator for the batch, or a stream per row."""
+
+
+def uniform(
+    chance: Chance,
+    shape: tuple[int, ...],
+    device: Any,
+    rows: torch.Tensor | None = None,
+    dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    """``torch.rand(shape)`` from ``chance``; ``rows`` (bool ``[shape[0]]``) marks the rows that
+    use the draw, for per-row streams (a generator draws for every row alike)."""
+    if isinstance(chance, torch.Generator):
+        return torch.rand(shape, generator=chance, device=device, dtype=dtype)
+    return chance.rand(shape, rows, dtype)
+
+
+def randint(
+    chance: Chance,
+    high: int,
+    shape: tuple[int, ...],
+    device: Any,
+    rows: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """``torch.randint(high, shape)`` from ``chance`` (``rows`` as in :func:`uniform`)."""
+    if isinstance(chance, torch.Generator):
+        return torch.randint(high, shape, generator=chance, device=device)
+    return chance.randint(high, shape, rows)
+
+
+def chance_rows(chance: Chance, index: torch.Tensor) -> Chance:
+    """The chance of rows ``index`` alone: their streams, or the batch's generator as it is."""
+    return chance if isinstance(chance, torch.Generator) else chance.take(index)
+
+
 class BatchedGame(Protocol[S]):
     """What :class:`BatchedEnv` needs from a game's tensor rules (``S``: its state dataclass)."""
 
@@ -52,7 +173,7 @@ class BatchedGame(Protocol[S]):
     state_size: int
     cooperative: bool
 
-    def new_games(self, rows: int, generator: torch.Generator, start_seat: torch.Tensor) -> S:
+    def new_games(self, rows: int, generator: Chance, start_seat: torch.Tensor) -> S:
         """``rows`` freshly dealt games drawing all chance from ``generator``."""
 
     def acting_seat(self, state: S) -> torch.Tensor:
@@ -62,7 +183,7 @@ class BatchedGame(Protocol[S]):
     def legal_mask(self, state: S) -> torch.Tensor:
         """``[B, num_actions]`` bool: legal actions of each game's acting seat."""
 
-    def apply(self, state: S, actions: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    def apply(self, state: S, actions: torch.Tensor, generator: Chance) -> torch.Tensor:
         """Play one legal action per game in place; return ``[B, n]`` float32 rewards."""
 
     def is_over(self, state: S) -> torch.Tensor:
@@ -97,6 +218,20 @@ def checked_seed(seed: Any) -> int:
     return value
 
 
+def row_seeds(seeds: Any, rows: int) -> torch.Tensor:
+    """``[rows]`` int64 from one seed per row (a sequence, numpy array or tensor of integers from
+    0 to :data:`MAX_SEED`; those above 2**63 - 1 wrapped), or a :class:`ConfigError`."""
+    values = seeds.tolist() if isinstance(seeds, (np.ndarray, torch.Tensor)) else list(seeds)
+    if len(values) != rows:
+        raise ConfigError(f"seeds must hold one seed per row ({rows}), got {len(values)}")
+    for b, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+            raise ConfigError(
+                f"seeds must be integers from 0 to 2**64 - 1, got {value!r} in row {b}"
+            )
+    return torch.from_numpy(np.array(values, dtype=np.uint64).view(np.int64))
+
+
 def clone_state(state: S) -> S:
     """A deep copy of a tensor-state dataclass."""
     return dataclasses.replace(
@@ -117,10 +252,10 @@ def take_rows(state: S, rows: torch.Tensor) -> S:
     )
 
 
-def shuffled_decks(rows: int, size: int, generator: torch.Generator, device: Any) -> torch.Tensor:
+def shuffled_decks(rows: int, size: int, generator: Chance, device: Any) -> torch.Tensor:
     """``[rows, size]`` int64: a random permutation of ``0..size-1`` per row (argsort of
     uniform keys; ties have probability zero)."""
-    keys = torch.rand(rows, size, generator=generator, device=device)
+    keys = uniform(generator, (rows, size), device)
     return keys.argsort(dim=1)
 
 
@@ -145,6 +280,7 @@ class BatchedEnv:
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.generator = torch.Generator(device=self.device)
+        self.chance: Chance = self.generator  # the generator, or the rows' own streams
         self.rows = torch.arange(batch_size, device=self.device)
         self._state: Any = None
 
@@ -160,21 +296,26 @@ class BatchedEnv:
         self._mask = self.game.legal_mask(state)
 
     # ----------------------------------------------------------------- public API
-    def reset(self, seed: int | None = None) -> dict[str, Any]:
-        """Deal ``batch_size`` games; same seed, same batch of games. A seed that is not an
-        integer from 0 to 2**64 - 1 is refused before anything changes."""
-        if seed is not None:
-            self.generator.manual_seed(checked_seed(seed))
+    def reset(self, seed: Any = None) -> dict[str, Any]:
+        """Deal ``batch_size`` games; same seed, same batch of games. One integer seeds the
+        batch's generator; one seed per row (a sequence, array or tensor) gives each row its own
+        stream (module docstring). A seed that is not an integer from 0 to 2**64 - 1 is refused
+        before anything changes."""
+        if seed is not None and not isinstance(seed, (int, np.integer)) and np.ndim(seed) == 1:
+            self.chance = RowStreams(row_seeds(seed, self.batch_size).to(self.device))
         else:
-            self.generator.seed()
-        self.game_state = self.game.new_games(
-            self.batch_size, self.generator, self._start_seats(self.batch_size)
-        )
+            if seed is not None:
+                self.generator.manual_seed(checked_seed(seed))
+            else:
+                self.generator.seed()
+            self.chance = self.generator
+        start = self._start_seats(self.batch_size, self.chance)
+        self.game_state = self.game.new_games(self.batch_size, self.chance, start)
         self.steps = torch.zeros(self.batch_size, dtype=torch.int64, device=self.device)
         reward = torch.zeros(self.batch_size, self.num_players, device=self.device)
         return self._output(reward, self._no_rows(), self._no_rows(), {})
 
-    def step(self, actions: torch.Tensor) -> dict[str, Any]:
+    def step(self, actions: torch.Tensor | np.ndarray) -> dict[str, Any]:
         """Play ``actions[b]`` for the acting seat of game ``b``; finished games restart."""
         if self.game_state is None:
             raise IllegalActionError(actions, "every row", "not started", ["call reset() first"])
@@ -191,7 +332,7 @@ class BatchedEnv:
         before = clone_state(self.game_state) if any_illegal else None
         if any_illegal:  # penalty mode: the offending rows play any legal action, then are restored
             actions = torch.where(legal, actions, mask.to(torch.int8).argmax(dim=1))
-        reward = self.game.apply(self.game_state, actions, self.generator)
+        reward = self.game.apply(self.game_state, actions, self.chance)
         self.steps += 1
         out_of_steps = self._out_of_steps()
         over = self.game.is_over(self.game_state)
@@ -220,12 +361,10 @@ class BatchedEnv:
     def _no_rows(self) -> torch.Tensor:
         return torch.zeros(self.batch_size, dtype=torch.bool, device=self.device)
 
-    def _start_seats(self, rows: int) -> torch.Tensor:
+    def _start_seats(self, rows: int, chance: Chance) -> torch.Tensor:
         if self.options.start_seat == "first":
             return torch.zeros(rows, dtype=torch.int64, device=self.device)
-        return torch.randint(
-            self.num_players, (rows,), generator=self.generator, device=self.device
-        )
+        return randint(chance, self.num_players, (rows,), self.device)
 
     def _out_of_steps(self) -> torch.Tensor:
         """``[B]`` bool: the row has played ``max_steps`` agent-steps and no simultaneous step
@@ -236,7 +375,8 @@ class BatchedEnv:
         return reached & ~self.game.mid_step(self.game_state)
 
     def _deal(self, rows: torch.Tensor) -> None:
-        fresh = self.game.new_games(len(rows), self.generator, self._start_seats(len(rows)))
+        chance = chance_rows(self.chance, rows)
+        fresh = self.game.new_games(len(rows), chance, self._start_seats(len(rows), chance))
         put_rows(self.game_state, rows, fresh)
         self.steps[rows] = 0
 
@@ -260,9 +400,22 @@ class BatchedEnv:
         }
 
     def _checked(self, actions: Any) -> torch.Tensor:
-        """``actions`` as an int64 tensor of shape ``[B]`` on the engine's device, or an
-        :class:`IllegalActionError` saying what is wrong."""
-        expected = f"an integer torch tensor of shape [{self.batch_size}] on {self.device}"
+        """``actions`` (an integer tensor, or numpy array, of shape ``[B]``) as an int64 tensor on
+        the engine's device, or an :class:`IllegalActionError` saying what is wrong."""
+        expected = (
+            f"an integer torch tensor of shape [{self.batch_size}] on {self.device} "
+            "or an integer numpy array of that shape"
+        )
+        if isinstance(actions, np.ndarray):
+            if actions.dtype.kind not in "iu":
+                problem = f"dtype {actions.dtype}"
+            elif actions.shape != (self.batch_size,):
+                problem = f"shape {actions.shape}"
+            else:
+                return torch.from_numpy(actions.astype(np.int64)).to(self.device)
+            raise IllegalActionError(
+                f"numpy array of {problem}", "every row", "any", [f"actions must be {expected}"]
+            )
         if not isinstance(actions, torch.Tensor):
             raise IllegalActionError(
                 type(actions).__name__, "every row", "any", [f"actions must be {expected}"]

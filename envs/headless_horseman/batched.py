@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.core.batched import shuffled_decks
+from envs.core.batched import randint, shuffled_decks, uniform
 from envs.core.batched_ops import as_float, record_choice
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
@@ -377,13 +377,13 @@ class BatchedHeadlessHorseman:
             secret = moving & (kind == SECRET)
             state.ichabod = torch.where(secret, self.secret_end[state.ichabod], state.ichabod)
             tree = moving & (kind == TREE)
-            steps = torch.where(tree, self._spin(live.shape, generator), 0)
+            steps = torch.where(tree, self._spin(live.shape, generator, tree), 0)
             self._flip(state, moving & (kind == SCARE))
             moving = secret | tree
 
     def _split(self, state: BatchedState, live: torch.Tensor, generator) -> None:
         """The Split Path: spin at the tree, go to the end of that green path, stop there."""
-        end = self.green_path_end[self._spin(live.shape, generator)]
+        end = self.green_path_end[self._spin(live.shape, generator, live)]
         state.ichabod = torch.where(live, end, state.ichabod)
 
     def _move_horseman(self, state: BatchedState, live: torch.Tensor, generator) -> None:
@@ -410,11 +410,10 @@ class BatchedHeadlessHorseman:
         state.outcome = torch.where(lost, -1, state.outcome)
         state.phase = torch.where(lost, OVER, state.phase)
 
-    def _spin(self, shape: torch.Size, generator: torch.Generator) -> torch.Tensor:
-        """Spins of the Spinning Tree (1, 2 or 3, equally likely), one per entry of ``shape``."""
-        return self.spinner[
-            torch.randint(len(C.SPINNER), shape, generator=generator, device=self.device)
-        ]
+    def _spin(self, shape: torch.Size, generator, rows: torch.Tensor) -> torch.Tensor:
+        """Spins of the Spinning Tree (1, 2 or 3, equally likely), one per entry of ``shape``
+        (the games ``rows`` spin)."""
+        return self.spinner[randint(generator, len(C.SPINNER), shape, self.device, rows)]
 
     def _draw(
         self, state: BatchedState, count: torch.Tensor, most: int, generator: torch.Generator
@@ -441,7 +440,7 @@ class BatchedHeadlessHorseman:
     def _shuffle_discard(self, state: BatchedState, live: torch.Tensor, generator) -> None:
         """Option ``reshuffle``: the discard pile in a random order (argsort of random keys)."""
         start = state.head + state.draw_pile_size
-        keys = torch.rand(state.piles.shape, generator=generator, device=self.device)
+        keys = uniform(generator, state.piles.shape, self.device, live)
         keys = torch.where(self.card_ids < state.discard_size[:, None], keys, 2.0)
         order = keys.argsort(dim=1)  # the discard pile's positions, shuffled, then the rest
         source = torch.where(self.card_ids < state.discard_size[:, None], order, self.card_ids)
@@ -457,7 +456,7 @@ class BatchedHeadlessHorseman:
         n = self.num_players
         one_card = (state.hands[:, :, 0] >= 0) & (state.hands[:, :, 1] < 0)
         shout = live[:, None] & ~self.handless[None, :] & one_card
-        count = torch.where(shout, self._spin(shout.shape, generator), 0)  # [B, n]
+        count = torch.where(shout, self._spin(shout.shape, generator, shout.any(1)), 0)
         most = max(C.SPINNER)
         drawn = self._draw(state, count.sum(dim=1), n * most, generator)
         first = count.cumsum(dim=1) - count

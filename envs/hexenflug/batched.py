@@ -25,7 +25,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import torch
 
-from envs.core.batched import shuffled_decks
+from envs.core.batched import chance_rows, shuffled_decks, uniform
 from envs.core.layout import Layout
 from envs.hexenflug import actions as A
 from envs.hexenflug import components as C
@@ -284,7 +284,7 @@ class BatchedHexenflug:
         state.phase = torch.where(empty, OVER, state.phase)
         b = _indices(rows & ~empty)
         discard = state.discard[b]
-        keys = torch.rand(discard.shape, generator=generator, device=self.device)
+        keys = uniform(chance_rows(generator, b), discard.shape, self.device)
         state.draw_pile[b] = torch.where(discard, keys, 2.0).argsort(dim=1)
         state.pile_size[b] = discard.sum(1)
         state.discard[b] = False

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.core.batched import put_rows, take_rows
+from envs.core.batched import chance_rows, put_rows, take_rows, uniform
 from envs.core.batched_ops import all_along, any_along, inverse_permutation
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
@@ -261,7 +261,7 @@ class BatchedHocusPocus:
         the top, seat by seat; shuffle the Spell deck; the start seat asks first."""
         n, dev = self.num_players, self.device
         size = C.hand_size(n)
-        order = torch.rand(rows, N, generator=generator, device=dev).argsort(dim=1)
+        order = uniform(generator, (rows, N), dev).argsort(dim=1)
         # order[b, i]: the card at deck position i (the top is i = 49); dealt from the top
         position = inverse_permutation(order)
         dealt = N - 1 - position  # 0 = first card dealt
@@ -270,7 +270,7 @@ class BatchedHocusPocus:
         location = torch.where(in_hand, HAND + seat, DECK)
         # draw(deck, size) gives the top card first: it is the hand's first card
         position = torch.where(in_hand, dealt % size, position)
-        spells = torch.rand(rows, self.spell_count, generator=generator, device=dev)
+        spells = uniform(generator, (rows, self.spell_count), dev)
         start = start_seat.to(dev, torch.int64)
 
         def zeros(*shape: int, dtype: torch.dtype = torch.int64) -> torch.Tensor:
@@ -486,7 +486,7 @@ class BatchedHocusPocus:
         if len(other):
             part = take_rows(state, other)
             everything = torch.ones_like(other, dtype=torch.bool)
-            self._apply_rows(part, actions[other], generator, everything)
+            self._apply_rows(part, actions[other], chance_rows(generator, other), everything)
             put_rows(state, other, part)
         state.reward = torch.where(common, 0.0, state.reward)
         self._apply_rows(state, actions, generator, common)
@@ -647,7 +647,7 @@ class BatchedHocusPocus:
         empty = rows & ~any_along(in_deck, 1)
         if bool(empty.any()):
             discarded = empty[:, None] & (state.spell_location == DISCARD)
-            keys = torch.rand(state.spell_position.shape, generator=generator, device=self.device)
+            keys = uniform(generator, state.spell_position.shape, self.device, empty)
             order = inverse_permutation(torch.where(discarded, keys, 2.0).argsort(dim=1))
             state.spell_position = torch.where(discarded, order, state.spell_position)
             state.spell_location = torch.where(discarded, DECK, state.spell_location)
@@ -736,7 +736,7 @@ class BatchedHocusPocus:
     def _random_pass(self, state: BatchedState, rows: torch.Tensor, generator) -> None:
         """I Put a Spell on You: each player passes one random card from hand to the left."""
         sizes = self.sizes(state)[:, HAND:]  # [B, n]
-        keys = torch.rand(sizes.shape, generator=generator, device=self.device)
+        keys = uniform(generator, sizes.shape, self.device, rows)
         pick = (keys * sizes).long().clamp(max=(sizes - 1).clamp(min=0))
         seat = (state.location - HAND).clamp(0, self.num_players - 1)
         in_hand = state.location >= HAND
@@ -968,7 +968,7 @@ class BatchedHocusPocus:
         rank = _ranks(torch.where(leaving, key, BIG), ending)
         self._move(state, leaving, torch.full_like(location, REMOVED), rank)
         shuffled = going[:, None] & ((state.location == DECK) | (collected & self.has_icon))
-        keys = torch.rand(shuffled.shape, generator=generator, device=self.device)
+        keys = uniform(generator, shuffled.shape, self.device, going)
         order = _ranks(torch.where(shuffled, keys, 2.0), ending)
         state.position = torch.where(shuffled, order, state.position)
         state.location = torch.where(shuffled, DECK, state.location)

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from torch.nn.functional import one_hot, pad
 
-from envs.core.batched import shuffled_decks
+from envs.core.batched import chance_rows, randint, shuffled_decks, uniform
 from envs.core.batched_ops import record_choice
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
@@ -266,7 +266,7 @@ class BatchedVoodooMania:
         of the previous round's last tick is kept. Returns the fields a deal sets."""
         n, d, dev = self.num_players, self.per_player, self.device
         deck = shuffled_decks(rows, N, generator, dev)
-        side = torch.randint(2, (rows,), generator=generator, device=dev)
+        side = randint(generator, 2, (rows,), dev)
         dealt = deck[:, 1 : 1 + n * d].view(rows, n, d)
         piles = torch.full((rows, n, R), NONE, dtype=torch.int64, device=dev)
         piles[:, :, : d - H] = dealt[:, :, H:]
@@ -298,7 +298,7 @@ class BatchedVoodooMania:
         if not bool(live.any()):
             return
         rows = live.nonzero().squeeze(1)
-        for name, value in self._dealt(len(rows), generator).items():
+        for name, value in self._dealt(len(rows), chance_rows(generator, rows)).items():
             getattr(state, name)[rows] = value
 
     # ----------------------------------------------------------------- queries
@@ -407,7 +407,7 @@ class BatchedVoodooMania:
         state.last_cyclers = torch.where(live[:, None], cycling, state.last_cyclers)
         self._cycle(state, cycling, actions - A.CYCLE)
         playing = live[:, None] & (actions >= A.PLAY) & (actions < A.CYCLE)
-        keys = torch.rand(playing.shape, generator=generator, device=self.device)
+        keys = uniform(generator, playing.shape, self.device, live)
         winner = torch.where(playing, keys, -1.0).argmax(dim=1)
         played = playing.any(dim=1)
         state.last_player = torch.where(live, torch.where(played, winner, -1), state.last_player)
