@@ -5,7 +5,9 @@ python -m eval.replay FILE [--game K] [--seat N] [--step S] [--all]
 The record is replayed through the reference env and checked as it goes (a record that does not
 replay stops with the file, line and step). Interactively, each step shows the whole table (or
 seat N's private view with ``--seat``: only what seat N could know then, so another seat's secret
-choice reads as "player_1 plays a card face down"), the action taken and the rewards; keys:
+choice reads as "player_1 plays a card face down"), the action taken, the rewards and, when the
+record holds them, what the acting agent thought (in the table and the actor's own view only);
+keys:
 Enter or ``n`` next, ``b`` back, ``g S`` go to step S, ``v N`` seat N's view, ``t`` the table,
 ``q`` quit. With ``--all``, or when the input is not a terminal, every step is printed at once.
 """
@@ -13,14 +15,15 @@ Enter or ``n`` next, ``b`` back, ``g S`` go to step S, ``v N`` seat N's view, ``
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from envs.core.errors import ConfigError, run_command
-from envs.core.views import figures, seen_action
-from eval.records import GameRecord, jsonable, read_games, replay
+from envs.core.views import action_text, figures, seen_action
+from eval.records import EventLog, GameRecord, jsonable, read_games, replay
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,12 @@ class Frame:
     ``action`` (the record's step line: seat ``s``, action ``a``, name ``n``; ``None`` for the
     dealt table) and what was seen of it: ``move`` by the whole table, ``seen`` by each seat
     (:func:`envs.core.views.seen_action`: a secret action reads as its public text in the others'
-    views; empty for the dealt table)."""
+    views; empty for the dealt table); ``events``, the public events the step added to the
+    table's log (for the dealt table, the log after the deal) as the game's renderer words them;
+    ``svg``, with ``frames(game, svg=True)``, the whole table and then each seat's view as SVG;
+    ``policy`` and ``value``, what the acting agent thought (the record's ``p`` as ``(action,
+    name, probability)``, named before the action was applied, and ``v``; ``None`` when the
+    record has none)."""
 
     step: int
     table: str
@@ -42,27 +50,44 @@ class Frame:
     action: dict[str, Any] | None
     move: str = ""
     seen: tuple[str, ...] = ()
+    events: tuple[str, ...] = ()
+    svg: tuple[str, ...] = ()
+    policy: tuple[tuple[int, str, float], ...] | None = None
+    value: float | None = None
 
 
-def frames(game: GameRecord) -> list[Frame]:
-    """Every table of ``game``, from the deal to the end, replayed and checked."""
+def frames(game: GameRecord, svg: bool = False) -> list[Frame]:
+    """Every table of ``game``, from the deal to the end, replayed and checked (with ``svg``,
+    drawn as SVG too)."""
     out: list[Frame] = []
     players = game.header["players"]
     returns = [0.0] * players
-    moves: list[tuple[str, tuple[str, ...]]] = []
+    moves: list[tuple[str, tuple[str, ...], tuple[tuple[int, str, float], ...] | None]] = []
+    log: EventLog | None = None
 
     def look(env, line: dict[str, Any]) -> None:
         action = line["a"]
         seats = tuple(seen_action(env, action, seat) for seat in range(players))
-        moves.append((seen_action(env, action, None), seats))
+        policy = tuple((a, action_text(env, a), p) for a, p in line["p"]) if "p" in line else None
+        moves.append((seen_action(env, action, None), seats, policy))
 
     for done, env in replay(game, render=True, before=look):
         base = env.unwrapped
+        if log is None:
+            log = EventLog(env)
+            added = list(getattr(base.game, "log", None) or [])
+        else:
+            added = log.new()
         line = game.steps[done - 1] if done else None
         if line and "r" in line:
             returns = [x + y for x, y in zip(returns, line["r"], strict=True)]
         over = all(base.terminations[a] or base.truncations[a] for a in base.possible_agents)
-        move, seen = moves[done - 1] if done else ("", ())
+        move, seen, policy = moves[done - 1] if done else ("", (), None)
+        drawn = (
+            (base.draw(None, "svg"), *(base.render_for(a, "svg") for a in base.possible_agents))
+            if svg
+            else ()
+        )
         out.append(
             Frame(
                 step=done,
@@ -74,9 +99,38 @@ def frames(game: GameRecord) -> list[Frame]:
                 action=line,
                 move=move,
                 seen=seen,
+                events=event_texts(env, added),
+                svg=drawn,
+                policy=policy,
+                value=line.get("v") if line else None,
             )
         )
     return out
+
+
+def event_texts(env, events: list[tuple]) -> tuple[str, ...]:
+    """``events`` (entries of the game state's ``log``) worded by the game's ``event_text``,
+    defined beside its ``render_table`` (some take the rules first)."""
+    base = env.unwrapped
+    module = sys.modules[type(base).render_table.__module__]
+    word = getattr(module, "event_text", None)
+    if word is None or not events:
+        return ()
+    if len(inspect.signature(word).parameters) == 2:
+        return tuple(word(base.rules, event) for event in events)
+    return tuple(word(event) for event in events)
+
+
+def thought(frame: Frame) -> str:
+    """What the acting agent thought at ``frame``'s step, ``""`` when the record does not say:
+    ``policy: play 4/1 62% · ask: blue? 20% · value 0.41``. Only the whole table and the actor's
+    own view may show it (it can reveal the actor's hidden hand)."""
+    parts = [f"{name} {p:.0%}" for _, name, p in frame.policy or ()]
+    if frame.value is not None:
+        parts.append(f"value {frame.value:.2f}")
+    if not parts:
+        return ""
+    return ("policy: " if frame.policy else "") + " · ".join(parts)
 
 
 def describe(game: GameRecord) -> str:
@@ -88,12 +142,16 @@ def describe(game: GameRecord) -> str:
 
 def show(frame: Frame, total: int, seat: int | None) -> str:
     """A frame as text: a heading (step, the action as the table or ``seat`` saw it, rewards,
-    who acts next) and the table or ``seat``'s view."""
+    what the actor thought when ``seat`` may see it, who acts next) and the table or ``seat``'s
+    view."""
     head = f"--- step {frame.step}/{total}"
     if frame.action:
         head += f" · {frame.move if seat is None else frame.seen[seat]}"
         if "r" in frame.action:
             head += f" · rewards {frame.action['r']}"
+        said = thought(frame)
+        if said and (seat is None or seat == frame.action["s"]):
+            head += f" · {said}"
     head += " · game over" if frame.to_act is None else f" · player_{frame.to_act} to act"
     view = "table" if seat is None else f"player_{seat}'s view"
     return f"{head} · {view}\n{frame.table if seat is None else frame.views[seat]}"

@@ -2,30 +2,45 @@
 
 Writes one self-contained HTML page (no server, no network) that draws every game of the record
 files step by step: play/pause/step/scrub controls, a switch between the whole table and each
-seat's private view, the action taken with its name, the rewards and every seat's figures. Each
-record is replayed through the reference env (and checked) to draw its tables, so the record
-itself stays small. A game or file that cannot be replayed is listed with its error instead.
+seat's private view (each seat labelled with its agent), the table drawn as SVG (the env's
+``render_mode="svg"`` drawing, a seat's view its ``render_for(seat, "svg")``), the whole list of
+moves and events as that view saw them (click one to go to its step), what the acting agent
+thought when the record holds it (in the whole table and the actor's own view only), the rewards
+and every seat's figures. Each record is replayed through the reference env (and checked) to
+draw its tables, so the record itself stays small. A game or file that cannot be replayed is
+listed with its error instead.
 
-Page data (JSON inside the page): ``strings`` (every distinct text line, action name and figures
-panel, stored once) and ``games``: per game ``title``, ``env``, ``players``, ``views`` (view
-names: ``table``, ``player_0``, ...), ``error`` (or ``null``) and per frame ``act`` (``null`` or
-``[seat, action, name id, rewards or null]``), ``seen`` (``null`` or per view the id of the
-action's text as that view shows it: a secret action reads as its public text in the other seats'
-views, see :mod:`envs.core.views`), ``panel`` (``[seat to act or null, id of the returns' JSON,
-id of each seat's info JSON...]``, every seat's figures from the game state) and per view
-``text`` (see :func:`delta`).
+Page data (JSON inside the page): ``strings`` (every distinct SVG line, action and event text,
+thought and figures panel, stored once) and ``games``: per game ``title``, ``env``, ``players``,
+``source``, ``views`` (view names: ``table``, ``player_0``, ...), ``labels`` (per seat
+``player_1 · heuristic:planner``, from the record's ``agents``), ``error`` (or ``null``) and per
+frame (step 0 the deal, step k the table after the k-th decision):
+
+* ``act``: ``null`` or ``[seat, action, name id, rewards or null]``;
+* ``seen``: ``null`` or per view the id of the action's text as that view shows it (a secret
+  action reads as its public text in the other seats' views, see :mod:`envs.core.views`);
+* ``events``: the ids of the public events the step added to the table's log;
+* ``think``: ``null`` when no step of the game holds a thought, else per frame ``null`` or the
+  id of :func:`eval.replay.thought`'s text (``policy: play 4/1 62% · ... · value 0.41``), shown
+  in view 0 and the actor's view only;
+* ``panel``: ``[seat to act or null, id of the returns' JSON (rounded to 4 decimals), id of
+  each seat's info JSON...]``, every seat's figures from the game state;
+* ``svg``: per view, the frames' SVG as line ids (one element a line), each frame stored
+  against the view's previous one or, for a seat's view, the whole table's frame of the same
+  step (see :func:`delta`), so unchanged elements cost nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 from pathlib import Path
 from typing import Any
 
 from envs.core.errors import CauldronError, run_command
 from eval.records import GameRecord, RecordError, check_output, read_games
-from eval.replay import Frame, describe, frames
+from eval.replay import Frame, describe, frames, thought
 
 ASSETS = Path(__file__).with_name("viewer_assets")
 
@@ -45,45 +60,84 @@ class Strings:
 
 
 def encode_game(game: GameRecord, shown: list[Frame], strings: Strings) -> dict[str, Any]:
-    """One game's page data (see the module docstring) from its replayed frames."""
+    """One game's page data (see the module docstring) from its replayed frames (drawn as SVG
+    when they were replayed with ``svg=True``)."""
     players = game.header["players"]
-    views: list[list[Any]] = [[] for _ in range(players + 1)]
-    previous: list[list[int]] = [[] for _ in range(players + 1)]
-    acts, seen, panels = [], [], []
+    pictures: list[list[Any]] = [[] for _ in range(players + 1)]
+    before: list[list[int]] = [[] for _ in range(players + 1)]
+    acts, seen, events, thoughts, panels = [], [], [], [], []
     for frame in shown:
-        for v, text in enumerate((frame.table, *frame.views)):
-            ids = [strings.id(line) for line in text.split("\n")]
-            views[v].append(delta(previous[v], ids))
-            previous[v] = ids
+        for v, drawn in enumerate(frame.svg):  # the table first: the seats' views may use it
+            ids = [strings.id(line) for line in drawn.split("\n")]
+            pictures[v].append(delta(before[v], ids, before[0] if v else None))
+            before[v] = ids
         a = frame.action
         acts.append(None if a is None else [a["s"], a["a"], strings.id(a["n"]), a.get("r")])
         seen.append(None if a is None else [strings.id(t) for t in (frame.move, *frame.seen)])
-        figures = [frame.returns, *frame.info]
-        panels.append([frame.to_act, *(strings.id(_dumps(x)) for x in figures)])
+        events.append([strings.id(t) for t in frame.events])
+        said = thought(frame)
+        thoughts.append(strings.id(said) if said else None)
+        returns = [round(x, 4) for x in frame.returns]
+        panels.append([frame.to_act, *(strings.id(_dumps(x)) for x in (returns, *frame.info))])
+    agents = game.header["agents"]
     return {
         **_heading(game),
         "views": ["table"] + [f"player_{i}" for i in range(players)],
+        "labels": [f"player_{i} · {agent}" for i, agent in enumerate(agents)],
         "error": None,
         "act": acts,
         "seen": seen,
+        "events": events,
+        "think": thoughts if any(t is not None for t in thoughts) else None,
         "panel": panels,
-        "text": views,
+        "svg": pictures,
     }
 
 
-def delta(before: list[int], ids: list[int]) -> int | list[int]:
-    """A view's frame against the previous one: ``0`` when the same, ``[-1, i, id, ...]`` (the
-    changed line numbers and their line ids) when only some lines of as many changed, else
-    ``ids`` itself."""
+def delta(before: list[int], ids: list[int], table: list[int] | None = None) -> int | list[int]:
+    """A view's frame (its line ids) against the view's previous one, in the shortest of:
+    ``0`` when the same; ``[-1, i, id, ...]`` (line ``i`` now reads ``id``) when as many lines,
+    some changed; ``[-2, keep, drop, n, id_1 .. id_n, ...]`` (edits: copy ``keep`` lines, skip
+    ``drop``, insert the ``n`` ids; then again; the rest of the previous lines follow); for a
+    seat's view, given the whole ``table``'s line ids at the same step, ``[-3, -1 or -2, ...]``
+    (one of those two forms against the table's frame instead); else ``ids`` itself."""
     if ids == before:
         return 0
+    options = [ids, *changes(before, ids)]
+    if table is not None:
+        options += [[-3, *form] for form in changes(table, ids)]
+    return min(options, key=len)
+
+
+def changes(before: list[int], ids: list[int]) -> list[list[int]]:
+    """The ``[-1, ...]`` form of :func:`delta` (when ``before`` and ``ids`` have as many lines)
+    and its ``[-2, ...]`` form: the lines common to the start and to the end are kept, and the
+    ones between matched by :class:`difflib.SequenceMatcher`."""
+    forms = []
     if len(ids) == len(before):
-        changed = [
-            x for i, (b, a) in enumerate(zip(before, ids, strict=True)) if a != b for x in (i, a)
-        ]
-        if len(changed) < len(ids):
-            return [-1, *changed]
-    return ids
+        pairs = zip(before, ids, strict=True)
+        forms.append([-1, *(x for i, (b, a) in enumerate(pairs) if a != b for x in (i, a))])
+    return [*forms, edits(before, ids)]
+
+
+def edits(before: list[int], ids: list[int]) -> list[int]:
+    """The ``[-2, ...]`` form of :func:`delta` (see :func:`changes`)."""
+    head = 0
+    while head < min(len(before), len(ids)) and before[head] == ids[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(ids)) - head and before[-1 - tail] == ids[-1 - tail]:
+        tail += 1
+    old, new = before[head : len(before) - tail], ids[head : len(ids) - tail]
+    out, keep = [-2], head
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            keep += i2 - i1
+        else:
+            out += [keep, i2 - i1, j2 - j1, *new[j1:j2]]
+            keep = 0
+    return out
 
 
 def _dumps(value: Any) -> str:
@@ -109,7 +163,8 @@ def failed(title: str, error: str, source: str) -> dict[str, Any]:
         "views": [],
         "act": [],
         "seen": [],
-        "text": [],
+        "events": [],
+        "svg": [],
     }
 
 
@@ -125,7 +180,7 @@ def page_data(paths: list[str | Path]) -> dict[str, Any]:
             continue
         for game in records:
             try:
-                games.append(encode_game(game, frames(game), strings))
+                games.append(encode_game(game, frames(game, svg=True), strings))
             except CauldronError as err:  # a RecordError, or the env refusing the record's data
                 games.append({**_heading(game), **failed(describe(game), str(err), game.source)})
     return {"strings": strings.items, "games": games}

@@ -125,13 +125,15 @@ class Drawing:
         return y + 14
 
     def svg(self, margin: int = 10, background: str = TABLE) -> str:
-        """The whole picture as an SVG document, ``margin`` pixels around what was drawn."""
+        """The whole picture as an SVG document, ``margin`` pixels around what was drawn, one
+        element a line (so that a viewer can store a game's pictures line by line)."""
         w, h = self.width + margin, self.height + margin
-        return (
+        head = (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
             f'viewBox="0 0 {w} {h}" font-family="{FONT}">'
-            f'<rect width="{w}" height="{h}" fill="{background}"/>' + "".join(self.parts) + "</svg>"
         )
+        back = f'<rect width="{w}" height="{h}" fill="{background}"/>'
+        return "\n".join([head, back, *self.parts, "</svg>"])
 
 
 def rasterize(svg: str) -> np.ndarray:
