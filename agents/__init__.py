@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from agents import (
-    headless_horseman_heuristic,
-    hexenflug_heuristic,
-    hocus_pocus_heuristic,
-    voodoo_mania_heuristic,
-)
 from agents.base import Agent
 from agents.checkpoints import load_sb3_agent, load_torch_agent
-from agents.hocus_pocus_heuristic import HocusPocusHeuristic
+from agents.heuristics import HEURISTICS
+from agents.hocus_pocus.heuristic import HocusPocusHeuristic
 from agents.random_agent import RandomAgent
 from agents.rllib_policy import load_rllib_agent
 from agents.specs import display_names, parse_spec
 from agents.user import AgentError, CheckedAgent, check_agent, load_python_agent
 from envs.core.errors import ConfigError
-
-HEURISTICS = {
-    "hocus_pocus_v1": hocus_pocus_heuristic.HEURISTICS,
-    "headless_horseman_v1": headless_horseman_heuristic.HEURISTICS,
-    "voodoo_mania_v1": voodoo_mania_heuristic.HEURISTICS,
-    "hexenflug_v1": hexenflug_heuristic.HEURISTICS,
-}
-"""Every game's heuristics by name: each ``agents/<game>_heuristic.py`` lists its own."""
 
 
 def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:

@@ -8,13 +8,21 @@ from typing import Protocol
 import numpy as np
 
 TOP = 5  # actions a thought lists
+SEAT_SEED_STEP = 7919
+
+
+def seat_seed(seed: int, index: int) -> int:
+    """The seed an agent is reset with before the game of ``seed``, at the ``index``-th seat:
+    ``seed`` + :data:`SEAT_SEED_STEP` × (``index`` + 1)."""
+    return seed + SEAT_SEED_STEP * (index + 1)
 
 
 class Agent(Protocol):
     """Chooses a legal action from one player's observation vector and action mask.
 
     - ``reset(seed)`` is called before every game with a seed derived from the game's seed and
-      the seat, so a stochastic agent plays the same game the same way every time.
+      the seat (:func:`seat_seed`), so a stochastic agent plays the same game the same way every
+      time.
     - ``act(observation, action_mask)`` gets the seat's float32 observation vector (its fields:
       ``envs.decode(env_id, observation)``) and the int8 mask of legal actions, and returns the
       index of a legal action (an ``int``).

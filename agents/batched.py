@@ -2,35 +2,30 @@
 
 A batched policy maps tensors to tensors: ``act(observation [B, obs], mask [B, A] bool,
 seat [B]) -> LongTensor[B]``, a legal action per row. Each game's heuristics live in
-``agents/<game>_batched.py`` as ``HEURISTICS = {name: class}``, each class built as
-``cls(num_players, device, generator)`` and tested there to choose what the reference heuristic
-chooses. Specs are those of :func:`agents.make_agent`: ``random``, ``heuristic:<name>``,
-``torch:<checkpoint>``, and for a caller that starts each row's games (``eval.batched``)
-``python:<module>:<Class>`` through a per-row fallback (:class:`PerGameAgents`: the per-game
-agent asked row by row, slow but exact). The random ones
+``agents/<game>/batched.py`` (:func:`agents.heuristics.batched_heuristics`), each tested to
+choose what the reference heuristic chooses. Specs are those of :func:`agents.make_agent`:
+``random``, ``heuristic:<name>``, ``torch:<checkpoint>``, and for a caller that starts each
+row's games (``eval.batched``) ``python:<module>:<Class>`` through a per-row fallback
+(:class:`PerGameAgents`: the per-game agent asked row by row, slow but exact). The random ones
 draw through :func:`envs.core.batched.uniform`, so a generator or per-row streams both serve.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 import torch
 
-import envs
-from agents.base import Agent
+from agents.base import Agent, seat_seed
+from agents.heuristics import batched_heuristics
 from agents.specs import OPTIONS, parse_spec
 from agents.torch_policy import PolicyNet
 from agents.user import AgentError, load_python_agent
 from envs.core.batched import Chance, uniform
 from envs.core.errors import ConfigError
-
-SEAT_SEED_STEP = 7919
-"""A seat's agent is reset with the game's seed + 7919 × (seat + 1), as in :mod:`eval.play`."""
 
 
 class BatchedPolicy(Protocol):
@@ -91,8 +86,8 @@ class PerGameAgents:
     """A per-game agent (:class:`agents.base.Agent`, e.g. a ``python:`` spec) played row by row:
     each row's acting seat asks its own object with that row's numpy observation (float32) and
     int8 mask. Objects are made by ``make`` on first use, one per row and seat, and reset with
-    the row's game seed + :data:`SEAT_SEED_STEP` × (seat + 1) when :meth:`begin` gave the rows'
-    seeds (as :func:`eval.play.play_game` resets a seat's agent), else with no seed; they live
+    :func:`agents.base.seat_seed` of the row's game seed and the seat when :meth:`begin` gave the
+    rows' seeds (as :func:`eval.play.play_game` resets a seat's agent), else with no seed; they live
     until the next :meth:`begin`, so later games of a row (auto-reset) keep the same objects.
     Slow (a Python call per row and step) but the agent's own choices."""
 
@@ -131,9 +126,7 @@ class PerGameAgents:
         agent = self.agents.get((row, seat))
         if agent is None:
             agent = self.agents[row, seat] = self.make()
-            agent.reset(
-                None if self.seeds is None else self.seeds[row] + SEAT_SEED_STEP * (seat + 1)
-            )
+            agent.reset(None if self.seeds is None else seat_seed(self.seeds[row], seat))
         return agent
 
     def _action(self, action: Any) -> int:
@@ -153,16 +146,6 @@ def snapshot_policy(
     for parameter in frozen.parameters():
         parameter.requires_grad_(False)
     return BatchedNet(frozen, generator)
-
-
-def batched_heuristics(env_id: str) -> dict[str, type]:
-    """The batched heuristics of ``env_id`` by name (empty if the game has none)."""
-    game = envs.spec(env_id).module.split(".")[-1]
-    try:
-        module = importlib.import_module(f"agents.{game}_batched")
-    except ModuleNotFoundError:
-        return {}
-    return module.HEURISTICS
 
 
 def make_batched_agent(

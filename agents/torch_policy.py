@@ -16,7 +16,7 @@ seats keeps one memory per seat.
 ``head`` is ``flat`` (one output row per action; checkpoints without the key) or ``factored``:
 the game's own head (:data:`FACTORED_HEADS`, by game module name) computes the logits from the
 observation and the trunk's hidden vector, e.g. one network shared by every "play card k on
-space s" of Hocus Pocus (:mod:`agents.hocus_pocus_head`).
+space s" of Hocus Pocus (:mod:`agents.hocus_pocus.head`).
 
 ``prior`` (``""``: none) names a batched heuristic (e.g. ``heuristic:planner``) whose action is
 an input of the policy: its logit gets ``prior_weight`` added, a learnt scalar that starts at
@@ -39,6 +39,8 @@ from torch import nn
 
 import envs
 from agents.base import Thought, thought
+from agents.heuristics import batched_heuristics
+from agents.specs import parse_spec
 from envs.core.errors import ConfigError
 from envs.core.folders import atomic_file
 
@@ -47,7 +49,7 @@ FORMAT = "cauldron-torch-v1"
 _UNSAFE_ADVICE = ("weights_only", "safe_globals", "Please ", "Check the documentation")
 HEADS = ("flat", "factored")
 # game module name -> "module:class" of its factored head, built as cls(hidden, obs, actions)
-FACTORED_HEADS = {"hocus_pocus": "agents.hocus_pocus_head:HocusPocusHead"}
+FACTORED_HEADS = {"hocus_pocus": "agents.hocus_pocus.head:HocusPocusHead"}
 
 
 def factored_head(env_id: str) -> type[nn.Module]:
@@ -67,8 +69,6 @@ def check_prior(prior: str, env_id: str) -> None:
     """A :class:`ConfigError` unless ``prior`` is a batched heuristic of ``env_id``
     (``heuristic:<name>``): the priors a policy can have, so that a prior never loads a network
     (a checkpoint naming itself as its prior would load itself without end)."""
-    from agents.batched import batched_heuristics
-
     known = [f"heuristic:{name}" for name in batched_heuristics(env_id)]
     if prior not in known:
         raise ConfigError(
@@ -143,16 +143,11 @@ class PolicyNet(nn.Module):
     def prior_actions(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """``[B]`` int64: the ``prior`` heuristic's action in every row (a function of the
         observation and the mask alone)."""
-        from agents.batched import make_batched_agent
-
         device = obs.device
         if device not in self._prior_agents:
-            self._prior_agents[device] = make_batched_agent(
-                self.prior,
-                self.config["env_id"],
-                self.config["num_players"],
-                device,
-                torch.Generator(device).manual_seed(0),
+            heuristic = batched_heuristics(self.config["env_id"])[parse_spec(self.prior).target]
+            self._prior_agents[device] = heuristic(
+                self.config["num_players"], device, torch.Generator(device).manual_seed(0)
             )
         seat = torch.zeros(len(obs), dtype=torch.int64, device=device)
         return self._prior_agents[device].act(obs, mask.bool(), seat)

@@ -55,9 +55,9 @@ from envs.core.batched import MAX_SEED, RowStreams, row_seeds
 from envs.core.errors import ConfigError
 from envs.core.folders import lock_folder
 from eval import report
+from eval.config import apply_override
 from eval.provenance import provenance
 from eval.stats import bootstrap_mean_interval, paired_difference, wilson_interval
-from train.config import apply_override
 
 MAX_THREADS = 256  # as a training config's ``threads``
 AGENT_SALT = 1  # the agents' streams, apart from the engine's (salt 0) on the same seeds

@@ -89,6 +89,11 @@ class EvalConfig(BaseModel):
         description="games per lineup saved as records with a viewer page (best and worst by "
         "score, then the first seeds)",
     )
+    save_page: bool = Field(
+        True,
+        description="write the saved games' viewer page (games.html) beside their records; "
+        "drawing it takes about 2 ms per view and step (python -m eval.viewer draws it later)",
+    )
     record_thoughts: bool = Field(
         False,
         description="saved games keep what policy agents thought at each decision (their top "
@@ -221,6 +226,25 @@ def read_yaml(text: str, where: str) -> Any:
         raise ConfigError(f"{where}: not valid YAML{line} ({problem})") from None
     except RecursionError:
         raise ConfigError(f"{where}: not valid YAML (nested too deeply)") from None
+
+
+def apply_override(data: dict[str, Any], pair: str) -> None:
+    """Apply ``--set KEY=VALUE`` to a config mapping: VALUE is read as YAML (``64``, ``3e-4``,
+    ``[256, 256]``); ``options.NAME=VALUE`` sets one environment option and keeps the others."""
+    key, sep, text = pair.partition("=")
+    if not sep or not key:
+        raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
+    field, dot, option = key.partition(".")
+    value = read_yaml(text, f"--set {key}")
+    if not dot:
+        data[key] = value
+    elif field == "options" and option and "." not in option:
+        options = data.setdefault("options", {})
+        if not isinstance(options, dict):
+            raise ConfigError(f"--set {key}: options in the file is not a mapping")
+        options[option] = value
+    else:
+        raise ConfigError(f"--set {key}: only options takes a dotted key (options.NAME=VALUE)")
 
 
 def read_yaml_file(path: Path) -> Any:

@@ -231,7 +231,9 @@ def save_games(
     folder = Path(config.out) / config.name
     sources = sources or {a: a for a in config.agents}
     make = (lambda name: _make(name, sources[name], config.env)) if config.record_thoughts else None
-    saved_games.save(folder, config.env, config.options, by_label, config.save_games, make)
+    saved_games.save(
+        folder, config.env, config.options, by_label, config.save_games, make, config.save_page
+    )
 
 
 def rate(count: int, trials: int) -> dict[str, float]:
@@ -313,7 +315,7 @@ def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> di
     else:
         summary["ratings"] = ratings(config, results)
     if config.save_games:
-        summary["saved_games"] = saved_games.summary(config.save_games)
+        summary["saved_games"] = saved_games.summary(config.save_games, config.save_page)
     return summary
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import envs
 from agents import make_agent
+from agents.base import seat_seed
 
 
 @dataclass(frozen=True)
@@ -20,11 +21,6 @@ class GameResult:
     steps: int
     info: dict[str, Any]
     seating: tuple[str, ...] = ()
-
-
-def seat_seed(seed: int, index: int) -> int:
-    """The seed an agent is reset with before the game of ``seed``, at the ``index``-th seat."""
-    return seed + 7919 * (index + 1)
 
 
 def play_game(env, agents: dict[str, Any], seed: int, seating: Sequence[str] = ()) -> GameResult:

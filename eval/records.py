@@ -59,11 +59,10 @@ import numpy as np
 
 import envs
 from agents import AgentError
-from agents.base import TOP, Agent, Thought
+from agents.base import TOP, Agent, Thought, seat_seed
 from envs.core.errors import CauldronError, ConfigError
 from envs.core.options import CommonOptions
 from eval.config import SEED_LIMIT
-from eval.play import seat_seed
 
 FORMAT = "cauldron-game"
 VERSION = 1

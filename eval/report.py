@@ -239,12 +239,18 @@ def markdown(summary: dict) -> str:
 
 def saved_games_section(saved: dict) -> list[str]:
     """Where the saved games are (``save_games``): the viewer page and the records."""
+    page = saved.get("viewer")
+    watch = (
+        f"[Watch them step by step]({page}) (the whole table or any seat's view)"
+        if page
+        else f"Draw them with `python -m eval.viewer {saved['records']} -o games.html` (the "
+        "whole table or any seat's view)"
+    )
     return [
         "## Saved games",
         "",
-        f"[Watch them step by step]({saved['viewer']}) (the whole table or any seat's view): up "
-        f"to {saved['per_lineup']} games per lineup, the best and the worst by score, then the "
-        f"first seeds. Records: `{saved['records']}` (`python -m eval.replay "
+        f"{watch}: up to {saved['per_lineup']} games per lineup, the best and the worst by "
+        f"score, then the first seeds. Records: `{saved['records']}` (`python -m eval.replay "
         f"{saved['records']}` steps through them in a terminal).",
         "",
     ]

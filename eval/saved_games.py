@@ -69,10 +69,12 @@ def save(
     kept: Mapping[str, tuple[int, str, list[Kept]]],
     per_lineup: int,
     make: Callable[[str], Agent] | None = None,
+    page: bool = True,
 ) -> Path:
     """Rebuild and write the kept games of every lineup (label -> (players, what the score
-    measures, candidates)) to ``folder``; the viewer page's path. With ``make`` (an agent's
-    name -> a fresh agent), the agents that explain themselves add what they thought."""
+    measures, candidates)) to ``folder``, and with ``page`` their viewer page; the page's path
+    (or the records'). With ``make`` (an agent's name -> a fresh agent), the agents that explain
+    themselves add what they thought."""
     games = []
     lower = envs.spec(env_id).lower_is_better
     made: dict[tuple[int, str], Agent] = {}
@@ -113,10 +115,11 @@ def save(
                     f"returns {record.end['returns']}, the game had {list(game.returns)}"
                 )
             games.append(record)
-    write_games(folder / RECORDS, games)
-    return write_page([folder / RECORDS], folder / PAGE)
+    written = write_games(folder / RECORDS, games)
+    return write_page([written], folder / PAGE) if page else written
 
 
-def summary(per_lineup: int) -> dict[str, Any]:
-    """What the report says about the saved games: the files and how many per lineup."""
-    return {"records": RECORDS, "viewer": PAGE, "per_lineup": per_lineup}
+def summary(per_lineup: int, page: bool = True) -> dict[str, Any]:
+    """What the report says about the saved games: the files (the page, or ``None`` when it
+    was not drawn) and how many per lineup."""
+    return {"records": RECORDS, "viewer": PAGE if page else None, "per_lineup": per_lineup}

@@ -12,7 +12,7 @@ import torch
 import envs
 from agents import make_agent
 from agents.batched import snapshot_policy
-from agents.hocus_pocus_head import PAIR_FEATURES, SPACE_FEATURES, HocusPocusHead
+from agents.hocus_pocus.head import PAIR_FEATURES, SPACE_FEATURES, HocusPocusHead
 from agents.torch_policy import PolicyNet, save_checkpoint
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C

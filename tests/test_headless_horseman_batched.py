@@ -21,10 +21,10 @@ import torch
 
 import envs
 from agents.batched import BatchedRandom, make_batched_agent
-from agents.headless_horseman_batched import HEURISTICS as BATCHED_HEURISTICS
-from agents.headless_horseman_batched import BatchedFocal
-from agents.headless_horseman_heuristic import HEURISTICS as REFERENCE_HEURISTICS
-from agents.headless_horseman_heuristic import HeadlessHorsemanHeuristic
+from agents.headless_horseman.batched import HEURISTICS as BATCHED_HEURISTICS
+from agents.headless_horseman.batched import BatchedFocal
+from agents.headless_horseman.heuristic import HEURISTICS as REFERENCE_HEURISTICS
+from agents.headless_horseman.heuristic import HeadlessHorsemanHeuristic
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
 from envs.headless_horseman.batched import batched_game, from_reference, to_reference

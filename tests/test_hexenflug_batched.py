@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.hexenflug_heuristic import cautious, greedy
+from agents.hexenflug.heuristic import cautious, greedy
 from envs.hexenflug import actions as A
 from envs.hexenflug.batched import BatchedHexenflug, from_reference, to_reference
 from envs.hexenflug.encoding import Encoder

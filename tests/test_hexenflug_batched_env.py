@@ -11,8 +11,8 @@ import torch
 
 import envs
 from agents.batched import BatchedRandom
-from agents.hexenflug_batched import HEURISTICS, BatchedBanker, BatchedCautious, BatchedGreedy
-from agents.hexenflug_heuristic import BankerHeuristic, cautious, greedy
+from agents.hexenflug.batched import HEURISTICS, BatchedBanker, BatchedCautious, BatchedGreedy
+from agents.hexenflug.heuristic import BankerHeuristic, cautious, greedy
 from envs.hexenflug import actions as A
 from envs.hexenflug.batched import from_reference, to_reference
 from envs.hexenflug.phases import Phase

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 import envs
-from agents.hocus_pocus_heuristic import HocusPocusHeuristic
+from agents.hocus_pocus.heuristic import HocusPocusHeuristic
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.batched import batched_game, from_reference, to_reference

@@ -10,11 +10,11 @@ import torch
 
 import envs
 from agents import HEURISTICS
-from agents.hocus_pocus_batched import HEURISTICS as BATCHED
-from agents.hocus_pocus_cards import top_cards
-from agents.hocus_pocus_consensus import ConsensusHeuristic
-from agents.hocus_pocus_heuristic import HocusPocusHeuristic
-from agents.hocus_pocus_planner import PlannerHeuristic, holdings, plan_values
+from agents.hocus_pocus.batched import HEURISTICS as BATCHED
+from agents.hocus_pocus.cards import top_cards
+from agents.hocus_pocus.consensus import ConsensusHeuristic
+from agents.hocus_pocus.heuristic import HocusPocusHeuristic
+from agents.hocus_pocus.planner import PlannerHeuristic, holdings, plan_values
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.encoding import Encoder

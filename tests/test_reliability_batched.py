@@ -15,8 +15,8 @@ import torch
 
 import envs
 from agents.batched import BatchedRandom
+from envs.core.devices import torch_device
 from envs.core.errors import ConfigError
-from envs.registry import torch_device
 from eval import batched as eval_batched
 
 HORSEMAN = "headless_horseman_v1"

@@ -29,7 +29,7 @@ from eval import __main__ as eval_cli
 from eval import batched as eval_batched
 from eval import executors, harness, report, zsc
 from eval.config import parse_config
-from eval.zsc_config import parse_zsc_config
+from eval.zsc.config import parse_zsc_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_SECONDS = 30  # every test server stops by itself after this long

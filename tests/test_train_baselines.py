@@ -153,3 +153,24 @@ class UserRandom:
 
     def act(self, observation, action_mask):
         return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+def test_a_batched_run_is_evaluated_team_by_team_on_the_batched_engine(tmp_path, played):
+    """``engine: batched`` in a cooperative game: every team on the batched engine, the same
+    deals as ``python -m eval.batched`` (game i from seed i), nothing played by the harness."""
+    from eval import batched
+
+    config = horseman_config(tmp_path, engine="batched", final_eval_games=40)
+    summary = final_evaluation(config, HORSEMAN, progress=False)
+    assert played == [] and summary["engine"] == "batched"
+    rows = {r["lineup"][0]: r for r in summary["rows"]}
+    assert {r["kind"] for r in rows.values()} == {"team"}
+    focal = batched.evaluate("headless_horseman_v1", 3, "heuristic:focal", games=40, progress=False)
+    assert rows["heuristic:focal"]["games"]["seed"] == list(range(40))
+    assert rows["heuristic:focal"]["games"]["outcome"] == [1 if w else -1 for w in focal.won]
+    assert rows["heuristic:focal"]["games"]["scares"] == focal.score.tolist()
+    assert summary["paired"], "paired differences between teams on the same deals"
+    reference = final_evaluation(
+        horseman_config(tmp_path, name="ref", final_eval_games=40), HORSEMAN, 1, False
+    )
+    assert reference["engine"] == "reference" and played, "the reference run keeps its own cache"

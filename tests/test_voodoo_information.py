@@ -1,4 +1,4 @@
-"""eval.voodoo_information: chain with a tie-break by what it knows of the opponent's hand."""
+"""eval.voodoo_mania.information: chain with a tie-break by what it knows of the opponent's hand."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import pytest
 import torch
 
 import envs
-from agents.voodoo_mania_batched import BatchedChain, follow_ups
-from agents.voodoo_mania_heuristic import LAYOUT
+from agents.voodoo_mania.batched import BatchedChain, follow_ups
+from agents.voodoo_mania.heuristic import LAYOUT
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania.encoding import SIDE
-from eval import voodoo_information as info
+from eval.voodoo_mania import information as info
 
 ROWS, STEPS = 64, 400
 

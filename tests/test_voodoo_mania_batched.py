@@ -19,7 +19,7 @@ import pytest
 import torch
 
 import envs
-from agents.voodoo_mania_heuristic import ChainVoodoo, FastVoodoo
+from agents.voodoo_mania.heuristic import ChainVoodoo, FastVoodoo
 from envs.voodoo_mania import components as C
 from envs.voodoo_mania.batched import batched_game, count_answers, from_reference, to_reference
 

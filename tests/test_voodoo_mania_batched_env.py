@@ -12,8 +12,8 @@ import torch
 
 import envs
 from agents.batched import BatchedRandom
-from agents.voodoo_mania_batched import HEURISTICS, BatchedBlocker, BatchedChain, BatchedFast
-from agents.voodoo_mania_heuristic import BlockerVoodoo
+from agents.voodoo_mania.batched import HEURISTICS, BatchedBlocker, BatchedChain, BatchedFast
+from agents.voodoo_mania.heuristic import BlockerVoodoo
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania.batched import from_reference
 from tests.distributions import assert_same_means

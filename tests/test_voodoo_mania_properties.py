@@ -12,7 +12,7 @@ from envs.voodoo_mania import components as C
 from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.options import VoodooManiaOptions
 from envs.voodoo_mania.rules import VoodooManiaRules
-from eval import voodoo_tick_stats as tick_stats
+from eval.voodoo_mania import tick_stats
 
 games = st.fixed_dictionaries(
     {

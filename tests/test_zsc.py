@@ -16,10 +16,11 @@ import pytest
 import yaml
 
 import envs
-from eval import harness, zsc, zsc_runs
+from eval import harness, zsc
 from eval.play import GameResult
 from eval.stats import bootstrap_ratio_interval
-from eval.zsc_config import load_zsc_config, parse_zsc_config, quick_config
+from eval.zsc import runs as zsc_runs
+from eval.zsc.config import load_zsc_config, parse_zsc_config, quick_config
 from train import fit, runfolder
 from train.config import load_config
 from train.runlog import RunLog

@@ -19,70 +19,15 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import yaml
 
-import envs
-from agents import HEURISTICS
 from envs.core.errors import ConfigError, run_command
-from envs.core.options import without_shaping
-from eval import harness, report
-from eval.config import EvalConfig
-from train import baselines, fit, results, runfolder
+from eval import report
+from train import fit, results, runfolder
 from train.config import TrainConfig, load_config
+from train.final_evaluation import final_evaluation
 from train.runlog import RunLog
-
-SAVED_GAMES = 2  # per pairing: the best and the worst game, as records with a viewer page
-
-
-def final_evaluation(
-    config: TrainConfig, checkpoint: Path, workers: int | None = None, progress: bool = True
-) -> dict:
-    """The trained agent beside every baseline, through the evaluation harness, on the seeds
-    the baselines' reports use (from 0, like ``python -m eval``), so the trained agent and the
-    baselines play the same deals: every team of one agent, and every lineup with the trained
-    agent in it (the baselines among themselves are in docs/results). The baselines are random
-    play, every heuristic and the config's own ``opponents``. The games use the config's options
-    without reward shaping, so returns are the game's own. The baseline teams' games are played
-    once and reused by later runs (:mod:`train.baselines`). ``workers`` defaults to 2 processes,
-    or 1 for fewer than 100 games per pairing (starting the processes would take longer than the
-    games). The best and the worst game of each pairing with the trained agent are saved
-    (``evaluation/games.jsonl``, ``games.html``); ``progress`` shows the harness's progress bar."""
-    mine = f"{config.trainer}:{checkpoint}"
-    heuristics = [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
-    agents = list(dict.fromkeys([mine, "random", *heuristics, *config.opponents]))
-    if workers is None:
-        workers = 1 if config.final_eval_games < 100 else 2
-    eval_config = EvalConfig(
-        env=config.env,
-        players=[config.num_players],
-        agents=agents,
-        games=config.final_eval_games,
-        seed=0,
-        workers=workers,
-        options=without_shaping(envs.options_class(config.env), config.options),
-        out=str(config.folder),
-        name="evaluation",
-        save_games=SAVED_GAMES,
-    )
-    every = harness.lineups(eval_config)
-    with_mine = [lineup for lineup in every if mine in lineup.agents]
-    teams = [lineup for lineup in every if lineup.kind == "team" and lineup not in with_mine]
-
-    def play_baselines(only: list[harness.Lineup]) -> dict[harness.Lineup, list]:
-        unsaved = eval_config.model_copy(update={"save_games": 0})
-        return harness.play_all(unsaved, progress=progress, only=only)
-
-    played = harness.play_all(eval_config, progress=progress, only=with_mine)
-    cached, reused = baselines.cached_results(
-        eval_config, teams, play_baselines, Path(config.out) / ".baselines"
-    )
-    if reused and progress:
-        print(f"{reused} baseline team(s) read from {Path(config.out) / '.baselines'}")
-    summary = harness.summarize(eval_config, {**played, **cached})
-    report.write(summary, config.folder / "evaluation")
-    return summary
 
 
 def run(config: TrainConfig, quiet: bool = False) -> dict:

@@ -3,10 +3,11 @@
 A trained agent's final evaluation sets it beside random play and every heuristic team on the
 same deals. Those teams' games do not depend on the run, so they are played once per game,
 player count, options, seeds and code, kept in ``<out>/.baselines/<key>.json`` and read back by
-later runs and seeds. The key (:func:`cache_key`) is the sha256 of the env id, the player count,
-the options, the first seed and the number of games, the agent spec, the package version and the
-source of ``envs/`` and ``agents/``: any change to the rules, an encoder or a heuristic plays the
-teams again. A file that cannot be read as such a cache is played again and overwritten.
+later runs and seeds. The key (:func:`cache_key`) is the sha256 of the engine, the env id, the
+player count, the options, the first seed and the number of games, the agent spec, the package
+version and the source of ``envs/`` and ``agents/``: any change to the rules, an encoder or a
+heuristic plays the teams again. A file that cannot be read as such a cache is played again
+and overwritten.
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ def code_hash() -> str:
     return digest.hexdigest()
 
 
-def cache_key(config: EvalConfig, lineup: Lineup) -> str:
+def cache_key(config: EvalConfig, lineup: Lineup, engine: str = "reference") -> str:
     """What a baseline team's games depend on, hashed: see the module docstring."""
     given = {
+        "engine": engine,
         "env": config.env,
         "players": lineup.players,
         "options": config.options,
@@ -74,10 +76,12 @@ def cached_results(
     teams: Sequence[Lineup],
     play: Callable[[list[Lineup]], dict[Lineup, list[GameResult]]],
     folder: Path,
+    engine: str = "reference",
 ) -> tuple[dict[Lineup, list[GameResult]], int]:
     """Every lineup of ``teams``: read from ``folder`` where kept, the others played by
-    ``play`` (given the missing lineups) and kept; with the number read from the cache."""
-    paths = {lineup: folder / f"{cache_key(config, lineup)}.json" for lineup in teams}
+    ``play`` (given the missing lineups) and kept; with the number read from the cache.
+    ``engine`` (``reference`` or ``batched``: other deals) is part of the key."""
+    paths = {lineup: folder / f"{cache_key(config, lineup, engine)}.json" for lineup in teams}
     results: dict[Lineup, list[GameResult]] = {}
     for lineup, path in paths.items():
         kept = _read(path) if path.is_file() else None

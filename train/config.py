@@ -17,9 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
-from eval.config import MAX_GAMES, parse_model, read_yaml, read_yaml_file
+from eval.config import MAX_GAMES, apply_override, parse_model, read_yaml_file
+from eval.executors import check_address, import_ray
 
 RLLIB_FIELDS = ("num_env_runners", "num_learners", "ray_address")
+RLLIB = "trainer 'rllib'"  # how errors name the RLlib trainer
 # Bounds of the numeric fields (every float field must also be finite): far beyond any real run,
 # near enough to refuse a typo or an absurd value at validation rather than deep into a run.
 MAX_STEPS = 10**12  # learner steps
@@ -173,7 +175,7 @@ class TrainConfig(BaseModel):
         description="torch trainer: the actor's output layer. `flat`: one output row per "
         "action; `factored`: the game's own head (agents.torch_policy.FACTORED_HEADS; "
         "hocus_pocus_v1 only), where one small network shared by every card and space scores "
-        "each play from the card's and the space's features (agents.hocus_pocus_head); "
+        "each play from the card's and the space's features (agents.hocus_pocus.head); "
         "needs recurrent 0",
     )
     prior: str = Field(
@@ -306,9 +308,7 @@ class TrainConfig(BaseModel):
         if given and self.trainer != "rllib":
             raise ValueError(f"{', '.join(given)} need trainer 'rllib'")
         if self.trainer == "rllib":
-            from train.rllib import check_config
-
-            check_config(self)
+            check_rllib(self)
         for opponent in self.opponents:
             make_agent(opponent, self.env)
         if self.reward_shaping:
@@ -355,8 +355,6 @@ class TrainConfig(BaseModel):
     def _check_learning_aids(self) -> None:
         """Warm start and curriculum: the trainers that have them, a known demonstrator, every
         stage's options accepted by the game's own checks, an increasing schedule."""
-        from train import curriculum
-
         aids = [f for f in ("warm_start", "curriculum") if getattr(self, f)]
         if aids and self.trainer == "rllib":
             raise ValueError(f"{', '.join(aids)} need trainer 'torch' or 'sb3'")
@@ -369,7 +367,7 @@ class TrainConfig(BaseModel):
                 make_agent(self.warm_start.agent, self.env)
             except ConfigError as err:
                 raise ValueError(f"warm_start.agent: {err}") from None
-        curriculum.check(self)
+        check_curriculum(self)
 
     def _check_head(self) -> None:
         """A factored head: trainer torch, no recurrent core, a game that has one, and none of
@@ -402,7 +400,7 @@ class TrainConfig(BaseModel):
         import torch
 
         from agents.batched import make_batched_agent
-        from envs.registry import torch_device
+        from envs.core.devices import torch_device
 
         if self.trainer != "torch":
             raise ValueError("engine 'batched' needs trainer 'torch'")
@@ -430,23 +428,74 @@ class TrainConfig(BaseModel):
         return Path(self.out) / self.name
 
 
-def apply_override(data: dict[str, Any], pair: str) -> None:
-    """Apply ``--set KEY=VALUE`` to a config mapping: VALUE is read as YAML (``64``, ``3e-4``,
-    ``[256, 256]``); ``options.NAME=VALUE`` sets one environment option and keeps the others."""
-    key, sep, text = pair.partition("=")
-    if not sep or not key:
-        raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
-    field, dot, option = key.partition(".")
-    value = read_yaml(text, f"--set {key}")
-    if not dot:
-        data[key] = value
-    elif field == "options" and option and "." not in option:
-        options = data.setdefault("options", {})
-        if not isinstance(options, dict):
-            raise ConfigError(f"--set {key}: options in the file is not a mapping")
-        options[option] = value
-    else:
-        raise ConfigError(f"--set {key}: only options takes a dotted key (options.NAME=VALUE)")
+def check_rllib(config: TrainConfig) -> None:
+    """What ``trainer: rllib`` needs beyond the shared checks: RLlib installed (in a supported
+    Ray), no ``resume``, games that split evenly over the env runners, a reachable
+    ``ray_address``. Raises ``ValueError`` (:class:`ConfigError`) naming the field."""
+    import_ray(RLLIB)
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError as err:
+        raise ConfigError(
+            f"{RLLIB} needs RLlib: pip install -e '.[rllib]' (in its own environment: RLlib pins "
+            f"gymnasium) ({err})"
+        ) from None
+    if config.resume:
+        raise ValueError(f"resume is not supported with {RLLIB}: start a fresh run")
+    if config.num_envs % max(config.num_env_runners, 1):
+        raise ValueError(
+            f"num_envs ({config.num_envs}) must be a multiple of num_env_runners "
+            f"({config.num_env_runners})"
+        )
+    batch = config.num_envs * config.rollout_steps
+    if batch % (config.minibatches * max(config.num_learners, 1)):
+        raise ValueError("num_envs * rollout_steps must be divisible by minibatches * num_learners")
+    if config.ray_address:
+        check_address(config.ray_address)
+
+
+def check_curriculum(config: TrainConfig) -> None:
+    """A ValueError naming the stage and field unless every stage's options pass the game's own
+    option checks and keep the observation and action sizes, the thresholds increase, only the
+    last stage omits ``until_step``, and every stage starts before ``total_steps``."""
+    stages = config.curriculum
+    base = envs.make(config.env, num_players=config.num_players, **config.options)
+    shapes = _sizes(base)
+    previous = 0
+    for index, stage in enumerate(stages):
+        where = f"curriculum[{index}]"
+        if stage.until_step is None and index < len(stages) - 1:
+            raise ValueError(f"{where}.until_step: only the last stage may omit it")
+        if index and previous >= config.total_steps:
+            raise ValueError(
+                f"{where}: never reached, the stage before ends at step {previous:,} and "
+                f"total_steps is {config.total_steps:,}"
+            )
+        if stage.until_step is not None:
+            if stage.until_step <= previous:
+                raise ValueError(
+                    f"{where}.until_step {stage.until_step:,} must be above the previous "
+                    f"stage's {previous:,} (thresholds increase)"
+                )
+            previous = stage.until_step
+        options = {**config.options, **stage.options}
+        try:
+            env = envs.make(config.env, num_players=config.num_players, **options)
+        except ConfigError as err:
+            raise ValueError(f"{where}.options: {err}") from None
+        if _sizes(env) != shapes:
+            raise ValueError(
+                f"{where}.options change the observation or action sizes "
+                f"({_sizes(env)} instead of {shapes}); a network cannot carry over"
+            )
+
+
+def _sizes(env: Any) -> tuple[int, int]:
+    agent = env.possible_agents[0]
+    return (
+        int(env.observation_space(agent)["observation"].shape[0]),
+        int(env.action_space(agent).n),
+    )
 
 
 def load_config(

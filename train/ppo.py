@@ -51,7 +51,7 @@ from torch import nn
 
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
-from envs.registry import torch_device
+from envs.core.devices import torch_device
 from train import curriculum, diagnostics, runfolder, sequences, warm_start
 from train.batched import BatchedGames
 from train.bridge import SingleAgentBridge

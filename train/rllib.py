@@ -35,16 +35,14 @@ import torch
 
 from agents import make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
-from envs.core.errors import ConfigError
-from eval.executors import check_address, import_ray, ray_session
+from eval.executors import ray_session
 from train.bridge import SingleAgentBridge
-from train.config import TrainConfig
+from train.config import RLLIB, TrainConfig
 from train.runlog import RunLog
 from train.vector import MAX_SNAPSHOTS
 
 POLICY = "cauldron_policy.pt"  # the export inside RLlib's checkpoint folder
 FINAL = "final_rllib"
-FIELD = "trainer 'rllib'"
 
 
 class MaskedBridge(gym.Env):
@@ -186,32 +184,6 @@ def to_policy_net(weights: dict[str, np.ndarray], hidden: list[int]) -> PolicyNe
     return net
 
 
-def check_config(config: TrainConfig) -> None:
-    """What ``trainer: rllib`` needs beyond the shared checks: RLlib installed (in a supported
-    Ray), no ``resume``, games that split evenly over the env runners, a reachable
-    ``ray_address``. Raises ``ValueError`` (:class:`ConfigError`) naming the field."""
-    import_ray(FIELD)
-    try:
-        import ray.rllib  # noqa: F401
-    except ImportError as err:
-        raise ConfigError(
-            f"{FIELD} needs RLlib: pip install -e '.[rllib]' (in its own environment: RLlib pins "
-            f"gymnasium) ({err})"
-        ) from None
-    if config.resume:
-        raise ValueError(f"resume is not supported with {FIELD}: start a fresh run")
-    if config.num_envs % max(config.num_env_runners, 1):
-        raise ValueError(
-            f"num_envs ({config.num_envs}) must be a multiple of num_env_runners "
-            f"({config.num_env_runners})"
-        )
-    batch = config.num_envs * config.rollout_steps
-    if batch % (config.minibatches * max(config.num_learners, 1)):
-        raise ValueError("num_envs * rollout_steps must be divisible by minibatches * num_learners")
-    if config.ray_address:
-        check_address(config.ray_address)
-
-
 def export(algo: Any, config: TrainConfig, path: Path) -> PolicyNet:
     """Write the policy's weights at ``path`` as a Cauldron torch checkpoint; the network."""
     net = to_policy_net(module_weights(algo), list(config.hidden))
@@ -263,7 +235,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     with the export inside (``final_rllib/``) and return its path (an ``rllib:`` agent)."""
     final = config.folder / FINAL
     shutil.rmtree(final, ignore_errors=True)
-    with ray_session(config.ray_address, None, FIELD):
+    with ray_session(config.ray_address, None, RLLIB):
         algo = ppo_config(config).build_algo()
         try:
             log.start(total=config.total_steps)

@@ -6,12 +6,9 @@ its faces (:func:`face_action_name`): a side by the pair it misses, ``no purple 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from envs.voodoo_mania import components as C
-
-if TYPE_CHECKING:
-    from envs.voodoo_mania.rules import State, VoodooManiaRules
 
 WAIT = 0
 PLAY = 1  # 1–6: play hand slot k with side s up: 1 + 2k + s
@@ -55,21 +52,20 @@ def side_name(deck: tuple, card: int, side: int) -> str:
     return f"no {C.pair_name(deck[card][side].missing)}"
 
 
-def face_action_name(rules: VoodooManiaRules, state: State, action: int) -> str:
-    """``action`` of the acting seat in ``state``, its hand card named by the pairs its sides
-    miss: ``play no purple top hat (other side no red mask)``, with ``: Voodoo!`` when that side
-    misses the wanted pair; ``cycle no purple top hat / no red mask``. An empty slot keeps the
-    slot's name."""
-    hand = state.hands[state.actor]
+def face_action_name(deck: tuple, hand: Sequence[int], wanted: int, action: int) -> str:
+    """``action`` of a seat holding ``hand`` (card indices into ``deck``) while ``wanted`` is the
+    wanted pair, its hand card named by the pairs its sides miss: ``play no purple top hat
+    (other side no red mask)``, with ``: Voodoo!`` when that side misses the wanted pair;
+    ``cycle no purple top hat / no red mask``. An empty slot keeps the slot's name."""
     if PLAY <= action < CYCLE:
         slot, side = divmod(action - PLAY, 2)
         if slot >= len(hand):
             return action_name(action)
         card = hand[slot]
-        up, down = side_name(rules.deck, card, side), side_name(rules.deck, card, 1 - side)
-        shout = ": Voodoo!" if rules.deck[card][side].missing == rules.wanted(state) else ""
+        up, down = side_name(deck, card, side), side_name(deck, card, 1 - side)
+        shout = ": Voodoo!" if deck[card][side].missing == wanted else ""
         return f"play {up} (other side {down}){shout}"
     if CYCLE <= action < NUM_ACTIONS and action - CYCLE < len(hand):
         card = hand[action - CYCLE]
-        return f"cycle {side_name(rules.deck, card, 0)} / {side_name(rules.deck, card, 1)}"
+        return f"cycle {side_name(deck, card, 0)} / {side_name(deck, card, 1)}"
     return action_name(action)

@@ -95,7 +95,7 @@ class VoodooManiaRules(SimultaneousRules):
         purple top hat (other side no red mask)``, ``cycle no purple top hat / no red mask``)."""
         if state is None:
             return A.action_name(action)
-        return A.face_action_name(self, state, action)
+        return A.face_action_name(self.deck, state.hands[state.actor], self.wanted(state), action)
 
     def wanted(self, state: State) -> int:
         """The pair missing on the visible side of the Voodoo pile's top card."""

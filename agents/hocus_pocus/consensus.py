@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.hocus_pocus_cards import HAS, IS_SPELL_BOOK, LAYOUT, TOP_HAS, top_cards
+from agents.hocus_pocus.cards import HAS, IS_SPELL_BOOK, LAYOUT, TOP_HAS, top_cards
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus.phases import Phase
 

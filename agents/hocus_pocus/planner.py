@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.hocus_pocus_cards import (
+from agents.hocus_pocus.cards import (
     CAULDRON_SPELLS,
     COLOUR,
     HAS,

@@ -21,7 +21,7 @@ card k's attributes, whether it is in hand, how many tops share its colour and i
 many spaces it fits and the most tops one play of it could make share an attribute
 (``CHOICE_FEATURES``), plus the trunk's attribute preference times k's attributes. Every other
 action keeps a flat output row. Card and board tables assume the default components, as the
-heuristics do (:mod:`agents.hocus_pocus_cards`).
+heuristics do (:mod:`agents.hocus_pocus.cards`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from agents.hocus_pocus_cards import HAS, IS_SPELL_BOOK, LAYOUT
+from agents.hocus_pocus.cards import HAS, IS_SPELL_BOOK, LAYOUT
 from envs.core.errors import ConfigError
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C

@@ -1,11 +1,11 @@
 """Batched Hocus Pocus baselines: observation and mask tensors in, one action per game out.
 
 ``HEURISTICS`` lists every one: :class:`BatchedGreedy` (below),
-:class:`agents.hocus_pocus_planner_batched.BatchedPlanner` and
-:class:`agents.hocus_pocus_consensus_batched.BatchedConsensus`.
+:class:`agents.hocus_pocus.planner_batched.BatchedPlanner` and
+:class:`agents.hocus_pocus.consensus_batched.BatchedConsensus`.
 
 :class:`BatchedGreedy` picks, row by row, the action that
-``agents.hocus_pocus_heuristic.HocusPocusHeuristic`` (``heuristic:greedy``) picks on the same
+``agents.hocus_pocus.heuristic.HocusPocusHeuristic`` (``heuristic:greedy``) picks on the same
 observation and mask: the same target attribute, question, play values (in float64, summed in
 the same order), trick, Circle of Salt and discard choices, with ties going to the first legal
 action in id order as the reference's ``max`` / ``min`` / stable sort do. Random play is
@@ -19,10 +19,10 @@ from typing import Any
 
 import torch
 
-from agents.hocus_pocus_batched_play import best_play
-from agents.hocus_pocus_cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
-from agents.hocus_pocus_consensus_batched import BatchedConsensus
-from agents.hocus_pocus_planner_batched import BatchedPlanner
+from agents.hocus_pocus.batched_play import best_play
+from agents.hocus_pocus.cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
+from agents.hocus_pocus.consensus_batched import BatchedConsensus
+from agents.hocus_pocus.planner_batched import BatchedPlanner
 from envs.core.batched_ops import any_along
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C

@@ -1,6 +1,6 @@
 """Hocus Pocus heuristics, each reading only its observation and mask: ``greedy`` (below),
-``planner`` (:mod:`agents.hocus_pocus_planner`) and ``consensus``
-(:mod:`agents.hocus_pocus_consensus`), listed in ``HEURISTICS``.
+``planner`` (:mod:`agents.hocus_pocus.planner`) and ``consensus``
+(:mod:`agents.hocus_pocus.consensus`), listed in ``HEURISTICS``.
 
 ``greedy`` picks a *target* attribute (one colour or one type) that the team can most likely bring
 to all five tops: tops already showing it count double, own cards count once, and every "yes"
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.hocus_pocus_cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
-from agents.hocus_pocus_consensus import ConsensusHeuristic
-from agents.hocus_pocus_planner import PlannerHeuristic
+from agents.hocus_pocus.cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
+from agents.hocus_pocus.consensus import ConsensusHeuristic
+from agents.hocus_pocus.planner import PlannerHeuristic
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C
 from envs.hocus_pocus.phases import Phase

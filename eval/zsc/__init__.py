@@ -4,7 +4,7 @@
                                                          [--checkpoints CKPT CKPT CKPT ...]
 
 Each seed of the train config is a trained agent (a given checkpoint, its finished run, or
-trained now with the config's step budget: :mod:`eval.zsc_runs`). Before any work the command
+trained now with the config's step budget: :mod:`eval.zsc.runs`). Before any work the command
 prints an estimate of the whole run's time and how it was made. Every lineup below plays the
 same seeded deals, seats rotating with the seed (:mod:`eval.harness`):
 
@@ -21,7 +21,7 @@ a two-stage paired bootstrap (:func:`eval.stats.bootstrap_ratio_interval`: seeds
 deals). ``out`` receives ``report.md``, ``results.json`` (every game and the provenance),
 ``crossplay.png`` and ``adhoc.png``. The report warns when the seeds trained different numbers
 of steps. ``--quick`` trains each seed a tenth of its steps (in run folders of their own: see
-:func:`eval.zsc_config.quick_config`), plays at most 100 games per composition, prints what it
+:func:`eval.zsc.config.quick_config`), plays at most 100 games per composition, prints what it
 changed, and the report says its figures are rougher.
 """
 
@@ -39,16 +39,17 @@ import numpy as np
 
 import envs
 from agents import display_names
-from envs.core.errors import ConfigError, run_command
+from envs.core.errors import ConfigError
 from envs.core.folders import lock_folder
-from eval import harness, zsc_report
+from eval import harness
 from eval.config import EvalConfig, parse_config
 from eval.harness import Lineup
 from eval.play import GameResult
 from eval.provenance import provenance
 from eval.stats import bootstrap_ratio_interval
-from eval.zsc_config import QUICK_GAMES, ZscConfig, load_zsc_config, quick_config
-from eval.zsc_runs import SeedRun, final_checkpoint, seed_runs, speed, training_estimate
+from eval.zsc import report
+from eval.zsc.config import QUICK_GAMES, ZscConfig, load_zsc_config, quick_config
+from eval.zsc.runs import SeedRun, final_checkpoint, seed_runs, speed, training_estimate
 
 SELF, CROSS, ADHOC, PARTNER = "self-play", "cross-play", "ad-hoc", "partner team"
 
@@ -199,7 +200,7 @@ def duration(seconds: float) -> str:
 
 def estimate(config: ZscConfig, games: int, probe: bool = True) -> tuple[float, list[str]]:
     """The whole run's time in seconds, before any work, and lines saying how it was
-    estimated: each seed to train (:func:`eval.zsc_runs.training_estimate`, with a short
+    estimated: each seed to train (:func:`eval.zsc.runs.training_estimate`, with a short
     training probe unless ``probe`` is off; given or finished seeds cost nothing), then the
     games of every composition at the configured seconds per game (each seat's agent
     weighing by its share of the seats) over the workers."""
@@ -301,7 +302,7 @@ def run(config: ZscConfig, games: int | None = None, quiet: bool = False) -> dic
             )
         for warning in summary["warnings"]:
             print(f"warning: {warning}", flush=True)
-        zsc_report.write(summary, folder)
+        report.write(summary, folder)
     return summary
 
 
@@ -336,10 +337,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         games = min(games, QUICK_GAMES)
         print("--quick: " + "; ".join(changes), flush=True)
     summary = run(config, games, args.quiet)
-    print(zsc_report.headline(summary))
+    print(report.headline(summary))
     print(f"\nreport: {Path(config.out) / 'report.md'}")
     return summary
-
-
-if __name__ == "__main__":
-    run_command(main)

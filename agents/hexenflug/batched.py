@@ -1,7 +1,7 @@
 """Batched Hexenflug baselines: observation and mask tensors in, one action per game out.
 
 :class:`BatchedHexenflugHeuristic` picks, row by row, the action that
-``agents.hexenflug_heuristic.HexenflugHeuristic`` picks on the same observation and mask (the
+``agents.hexenflug.heuristic.HexenflugHeuristic`` picks on the same observation and mask (the
 reference breaks ties by the first legal action in id order, and so does every ``argmax`` /
 ``argmin`` here). Random play is :class:`agents.batched.BatchedRandom`. Built as
 ``cls(num_players, device, generator)`` (see :mod:`agents.batched`).
@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from agents.hexenflug_heuristic import FULL_BOOKS, FULL_EXAM, LAYOUT, MAX_BOOKS
+from agents.hexenflug.heuristic import FULL_BOOKS, FULL_EXAM, LAYOUT, MAX_BOOKS
 from envs.hexenflug import actions as A
 from envs.hexenflug import components as C
 from envs.hexenflug.phases import Phase
@@ -23,7 +23,7 @@ BIG = 10_000
 
 
 class BatchedHexenflugHeuristic:
-    """The crash-risk heuristic with its thresholds (see ``agents/hexenflug_heuristic.py``)."""
+    """The crash-risk heuristic with its thresholds (see ``agents/hexenflug/heuristic.py``)."""
 
     def __init__(
         self,

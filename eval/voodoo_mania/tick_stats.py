@@ -1,6 +1,6 @@
 """How often players play at once, and how rounds end, in Voodoo Mania's tick model.
 
-python -m eval.voodoo_tick_stats [--games 100]   # the table in RULES.md
+python -m eval.voodoo_mania.tick_stats [--games 100]   # the table in RULES.md
 
 Every seat of a game is played by one kind of agent (anything with ``act(observation, mask)``),
 all choosing from the same table each tick as in the Parallel env. A tick is *contested* when two
@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.random_agent import RandomAgent
+from agents.voodoo_mania.heuristic import ChainVoodoo, FastVoodoo
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania.encoding import Encoder
 from envs.voodoo_mania.options import VoodooManiaOptions
@@ -75,8 +77,6 @@ def measure(
 
 def main() -> None:
     """Print the table of RULES.md: random and heuristic teams at 2–6 players."""
-    from agents import ChainVoodoo, FastVoodoo, RandomAgent
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100, help="games per row (default 100)")
     games = parser.parse_args().games

@@ -31,7 +31,7 @@ import yaml
 from agents import HEURISTICS
 from agents.specs import parse_spec
 from envs.core.errors import ConfigError
-from eval.zsc_config import ZscConfig
+from eval.zsc.config import ZscConfig
 from train.config import TrainConfig
 from train.runfolder import MAY_CHANGE
 from train.runlog import RunLog, read_metrics
@@ -72,7 +72,7 @@ DEFAULT_SPEED = Speed(2_000, 0.5, 0.05, 0.1)  # a game with no figures yet: a ro
 def speed(env_id: str) -> tuple[Speed, str]:
     """The configured speed of a game and where it comes from."""
     if env_id in SPEEDS:
-        return SPEEDS[env_id], f"configured for {env_id} in eval.zsc_runs.SPEEDS"
+        return SPEEDS[env_id], f"configured for {env_id} in eval.zsc.runs.SPEEDS"
     return DEFAULT_SPEED, f"a guess: no measured figures for {env_id}"
 
 

@@ -1,4 +1,4 @@
-"""``heuristic:consensus`` for B observations at once (see :mod:`agents.hocus_pocus_consensus`).
+"""``heuristic:consensus`` for B observations at once (see :mod:`agents.hocus_pocus.consensus`).
 
 Every rating is a small integer count plus fixed fractions, computed in float64 in the
 reference's order, so each row gets the reference's action (ties to the first legal action in id
@@ -11,8 +11,8 @@ from typing import Any
 
 import torch
 
-from agents.hocus_pocus_batched_play import best_play
-from agents.hocus_pocus_cards import COLOUR, HAS, IS_SPELL_BOOK, KIND, LAYOUT, TOP_HAS
+from agents.hocus_pocus.batched_play import best_play
+from agents.hocus_pocus.cards import COLOUR, HAS, IS_SPELL_BOOK, KIND, LAYOUT, TOP_HAS
 from envs.core.batched_ops import any_along
 from envs.hocus_pocus import actions as A
 from envs.hocus_pocus import components as C

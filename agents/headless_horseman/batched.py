@@ -1,7 +1,7 @@
 """Batched Headless Horseman heuristics: observation and mask tensors in, one action per game out.
 
 :class:`BatchedFocal`, :class:`BatchedHighest` and :class:`BatchedSafe` pick the action
-``agents.headless_horseman_heuristic``'s ``HeadlessHorsemanHeuristic``, ``HighestHeuristic`` and
+``agents.headless_horseman.heuristic``'s ``HeadlessHorsemanHeuristic``, ``HighestHeuristic`` and
 ``SafeHeuristic`` pick on the same observation (``tests/test_headless_horseman_batched.py``).
 The reference players take the minimum of a key tuple over the legal cards in id order; here each
 key becomes one number (its parts weighted so that an earlier part always outweighs the later
@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from agents.headless_horseman_heuristic import (
+from agents.headless_horseman.heuristic import (
     BOARD,
     LAYOUT,
     MATCH_BONUS,

@@ -1,7 +1,7 @@
 """What knowing the opponent's hand is worth in two-player Voodoo Mania, against the chain
 heuristic.
 
-python -m eval.voodoo_information [--games 4096] [--seed 1000]   # the table in RULES.md
+python -m eval.voodoo_mania.information [--games 4096] [--seed 1000]   # the table in RULES.md
 
 Each player is ``heuristic:chain`` with one change: among the normal plays with chain's most
 follow-ups in its own hand, it breaks the tie by what it knows of the opponent's hand; every
@@ -28,8 +28,8 @@ import torch
 from tqdm import tqdm
 
 import envs
-from agents.voodoo_mania_batched import BatchedChain, answers, follow_ups
-from agents.voodoo_mania_heuristic import LAYOUT, deck_answers
+from agents.voodoo_mania.batched import BatchedChain, answers, follow_ups
+from agents.voodoo_mania.heuristic import LAYOUT, deck_answers
 from envs.core.layout import Layout
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C

@@ -1,0 +1,1 @@
+"""Hexenflug agents: the heuristics (``heuristic``) and their batched forms (``batched``)."""

@@ -1,0 +1,1 @@
+"""Voodoo Mania agents: the heuristics (``heuristic``) and their batched forms (``batched``)."""
