@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import statistics
 import xml.etree.ElementTree as ET
@@ -335,50 +334,3 @@ def test_a_hundred_game_page_steps_without_delay(page, tmp_path):
     print("viewer timing:", json.dumps(timing))
     assert statistics.median(in_page) < 100 and statistics.median(clicks) < 100, timing
     assert page.errors == []
-
-
-@pytest.mark.parametrize("env_id", ["headless_horseman_v1"])
-def test_a_whole_game_is_played_by_clicking_in_the_play_page(env_id, page, tmp_path):
-    """``python -m eval.serve``'s page in Chromium: every decision of the person's seat is a
-    click on a legal action's button (the one the game's heuristic would take), the partners'
-    moves follow, and the saved record replays. A screenshot of the finished game is kept. The
-    Horseman's games are the shortest; the other games' whole games run through the server's
-    endpoints (tests/test_serve.py)."""
-    from agents import make_agent
-    from eval import serve
-    from eval.demo import default_agent
-    from eval.replay import frames
-    from tests.test_serve import Running
-
-    path = tmp_path / "played.jsonl"
-    session = serve.Session(env_id, 3, 1, [default_agent(env_id)], 4, str(path))
-    server = Running(session)
-    try:
-        page.goto(server.url)
-        page.uncheck("#animate")
-        table = session.table
-        person = make_agent(default_agent(env_id), env_id, seed=1)
-        shown = """n => {
-            const status = document.getElementById("status").textContent;
-            const decision = status.match(/decision (\\d+)\\)/);
-            return status === "game over" || (decision !== null && Number(decision[1]) > n);
-        }"""
-        decision = 0
-        while True:
-            page.wait_for_function(shown, arg=decision)
-            status = page.inner_text("#status")
-            if status == "game over":
-                break
-            decision = int(re.search(r"decision (\d+)\)", status)[1])
-            assert table.turn == decision - 1 and table.your_turn()
-            obs = table.env.last()[0]
-            action = int(person.act(obs["observation"], obs["action_mask"]))
-            page.click(f'#legal button[data-action="{action}"]')
-        page.wait_for_selector("#result", state="visible")
-        assert "Game over" in page.inner_text("#result") and not page.errors
-        ARTEFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTEFACTS / f"play_{env_id}.png"), full_page=True)
-    finally:
-        server.close()
-    (game,) = records.read_games(path)
-    assert game.header["players"] == 3 and len(frames(game)) == len(game.steps) + 1
