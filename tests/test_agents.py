@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -100,14 +101,14 @@ def test_torch_checkpoint_plays_legally_and_refuses_another_game(tmp_path):
         make_agent(f"torch:{bad}", "hexenflug_v1")
 
 
-def test_sb3_checkpoint_plays_legally_from_weights_alone(tmp_path):
+def tiny_sb3_model(env_id: str, folder) -> Path:
+    """An untrained MaskablePPO for ``env_id``'s spaces (one layer of 16), saved with its
+    sidecar in ``folder``: the path of the zip."""
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
-    env_id = "headless_horseman_v1"
-    env = envs.make(env_id)
-    space = env.observation_space("player_0")["observation"]
-    n = int(env.action_space("player_0").n)
+    space = envs.make(env_id).observation_space("player_0")["observation"]
+    n = int(envs.make(env_id).action_space("player_0").n)
 
     class Spaces(gym.Env):
         observation_space = space
@@ -123,10 +124,16 @@ def test_sb3_checkpoint_plays_legally_from_weights_alone(tmp_path):
             return np.ones(n, bool)
 
     model = MaskablePPO("MlpPolicy", Spaces(), policy_kwargs={"net_arch": [16]}, seed=0)
-    path = tmp_path / "model.zip"
+    path = Path(folder) / "model.zip"
     model.save(path)
     meta = {"env_id": env_id, "obs_size": space.shape[0], "num_actions": n, "net_arch": [16]}
-    (tmp_path / "model.zip.cauldron.json").write_text(json.dumps(meta))
+    (Path(folder) / "model.zip.cauldron.json").write_text(json.dumps(meta))
+    return path
+
+
+def test_sb3_checkpoint_plays_legally_from_weights_alone(tmp_path):
+    env_id = "headless_horseman_v1"
+    path = tiny_sb3_model(env_id, tmp_path)
     agent = make_agent(f"sb3:{path}", env_id)
     _play_with(envs.make(env_id, num_players=3), agent, range(2))
     with pytest.raises(envs.ConfigError, match="trained for 'headless_horseman_v1'"):

@@ -228,31 +228,12 @@ def test_thoughts_are_read_back_and_ignored_by_replay(recorded):
 
 
 def test_an_sb3_agent_explains_the_action_predict_gives(tmp_path):
-    import gymnasium as gym
-    from sb3_contrib import MaskablePPO
+    from tests.test_agents import tiny_sb3_model
 
     env_id = "headless_horseman_v1"
     space = envs.make(env_id).observation_space("player_0")["observation"]
     n = int(envs.make(env_id).action_space("player_0").n)
-
-    class Spaces(gym.Env):
-        observation_space = space
-        action_space = gym.spaces.Discrete(n)
-
-        def reset(self, seed=None, options=None):
-            return space.sample(), {}
-
-        def step(self, action):
-            return space.sample(), 0.0, True, False, {}
-
-        def action_masks(self):
-            return np.ones(n, bool)
-
-    model = MaskablePPO("MlpPolicy", Spaces(), policy_kwargs={"net_arch": [16]}, seed=0)
-    path = tmp_path / "model.zip"
-    model.save(path)
-    meta = {"env_id": env_id, "obs_size": space.shape[0], "num_actions": n, "net_arch": [16]}
-    (tmp_path / "model.zip.cauldron.json").write_text(json.dumps(meta))
+    path = tiny_sb3_model(env_id, tmp_path)
     spec = f"sb3:{path}"
     agent = make_agent(spec, env_id)
     assert agent.explain() is None
