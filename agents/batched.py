@@ -64,22 +64,67 @@ class BatchedRandom:
 class BatchedNet:
     """A policy network's most likely legal action per row (a frozen snapshot or checkpoint),
     or, given a ``generator`` (spec option ``sample=1``), an action drawn from its policy: the
-    first action whose running probability exceeds a uniform draw, as :class:`BatchedRandom`."""
+    first action whose running probability exceeds a uniform draw, as :class:`BatchedRandom`.
+
+    A recurrent net keeps one memory per row and seat (``[rows, seats, size]``, grown as rows
+    and seats appear), as the per-game agent keeps one per seat: callers that ask about some rows
+    say which (:meth:`act_rows`), :meth:`begin` starts new games in every row and
+    :meth:`forget` in some."""
 
     def __init__(self, net: PolicyNet, generator: torch.Generator | None = None) -> None:
-        if net.recurrent:
-            raise ConfigError("recurrent networks cannot play as batched opponents yet")
         self.net, self.generator = net, generator
+        self.memory: torch.Tensor | None = None
 
-    @torch.no_grad()
+    def begin(self, seeds: Sequence[int] | None = None) -> None:
+        """New games in every row: every memory starts again at zeros."""
+        self.memory = None
+
+    def forget(self, rows: torch.Tensor) -> None:
+        """New games in ``rows`` (indices or a boolean mask over the rows): their memories go
+        back to zeros."""
+        if self.memory is not None:
+            if rows.dtype == torch.bool:
+                rows = rows.nonzero().squeeze(1)
+            self.memory[rows[rows < len(self.memory)]] = 0.0
+
     def act(
         self, observation: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor
     ) -> torch.Tensor:
-        logits = self.net.masked_logits(observation, mask)[0]
+        """Rows ``0 .. B-1`` (the whole batch)."""
+        return self.act_rows(torch.arange(len(seat), device=seat.device), observation, mask, seat)
+
+    @torch.no_grad()
+    def act_rows(
+        self,
+        rows: torch.Tensor,
+        observation: torch.Tensor,
+        mask: torch.Tensor,
+        seat: torch.Tensor,
+    ) -> torch.Tensor:
+        """``[len(rows)]`` int64: the action at row ``rows[i]``, seat ``seat[i]``."""
+        if self.net.recurrent:
+            memory = self._memory(rows, seat)
+            logits, memory[rows, seat] = self.net.masked_logits(
+                observation, mask, memory[rows, seat]
+            )
+        else:
+            logits = self.net.masked_logits(observation, mask)[0]
         if self.generator is None:
             return logits.argmax(dim=1)
         running = torch.softmax(logits.double(), dim=1).cumsum(dim=1)
         return draw_by_running_total(running, self.generator)
+
+    def _memory(self, rows: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
+        """The memories, grown with zeros to hold ``rows`` and ``seat``."""
+        need = (int(rows.max()) + 1, int(seat.max()) + 1)
+        old = self.memory
+        if old is None or need[0] > old.shape[0] or need[1] > old.shape[1]:
+            have = (0, 0) if old is None else old.shape[:2]
+            size = (max(need[0], have[0]), max(need[1], have[1]), self.net.recurrent)
+            self.memory = torch.zeros(size, device=rows.device)
+            if old is not None:
+                self.memory[: have[0], : have[1]] = old
+        return self.memory
 
 
 class PerGameAgents:

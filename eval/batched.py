@@ -50,7 +50,7 @@ import torch
 from tqdm import tqdm
 
 import envs
-from agents.batched import BatchedPolicy, PerGameAgents, make_batched_agent
+from agents.batched import BatchedNet, BatchedPolicy, PerGameAgents, make_batched_agent
 from envs.core.batched import MAX_SEED, RowStreams, row_seeds
 from envs.core.errors import ConfigError
 from envs.core.folders import lock_folder
@@ -59,6 +59,7 @@ from eval.config import apply_override
 from eval.provenance import provenance
 from eval.stats import bootstrap_mean_interval, paired_difference, wilson_interval
 
+ROW_AWARE = (PerGameAgents, BatchedNet)  # policies told which rows they act for, and new games
 MAX_THREADS = 256  # as a training config's ``threads``
 AGENT_SALT = 1  # the agents' streams, apart from the engine's (salt 0) on the same seeds
 
@@ -125,7 +126,7 @@ def choose(
     seat: torch.Tensor,
 ) -> torch.Tensor:
     """``policy``'s actions for ``rows`` of the batch (a per-game agent needs to know which)."""
-    if isinstance(policy, PerGameAgents):
+    if isinstance(policy, ROW_AWARE):
         return policy.act_rows(rows, observation, mask, seat)
     return policy.act(observation, mask, seat)
 
@@ -148,7 +149,7 @@ def play_rows(
     out = benv.reset(seed=seeds)
     chance.begin(row_seeds(seeds, rows))
     for policy in policies:
-        if isinstance(policy, PerGameAgents):
+        if isinstance(policy, ROW_AWARE):
             policy.begin(seeds)
     index = torch.arange(rows)
     ended = torch.zeros(rows, dtype=torch.bool)

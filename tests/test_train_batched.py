@@ -292,5 +292,6 @@ def test_recurrent_learner_trains_against_batched_opponents(tmp_path, monkeypatc
     opponent = make_agent("random", "voodoo_mania_v1")
     result = play_game(env, {"player_0": agent, "player_1": opponent}, seed=0)
     assert result.steps > 0 and agent.memory is not None
-    with pytest.raises(ValueError, match="needs self_play_every 0"):
-        parse_config({**data, "self_play_every": 5})
+    config = parse_config({**data, "self_play_every": 1, "name": "self-play"})
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    assert make_agent(f"torch:{checkpoint}", "voodoo_mania_v1").net.recurrent == 8

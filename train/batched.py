@@ -23,7 +23,7 @@ from typing import Any
 import torch
 
 import envs
-from agents.batched import BatchedPolicy, make_batched_agent, snapshot_policy
+from agents.batched import BatchedNet, BatchedPolicy, make_batched_agent, snapshot_policy
 from agents.torch_policy import PolicyNet
 from envs.core.batched_ops import as_float
 from train.config import TrainConfig
@@ -117,6 +117,9 @@ class BatchedGames:
             len(self.pool), self.opponent.shape, generator=self.generator, device=self.device
         )
         self.opponent = torch.where(rows, drawn, self.opponent)
+        for policy in self.pool:
+            if isinstance(policy, BatchedNet):
+                policy.forget(rows)
 
     def _opponent_actions(self) -> torch.Tensor:
         """Each row's opponent's choice where an opponent is to act (0 where the learner is:
@@ -129,9 +132,12 @@ class BatchedGames:
             if index < 0:
                 continue
             mine = (to_act == index).nonzero().squeeze(1)
-            chosen[mine] = self.pool[index].act(
-                rows["obs"][mine], rows["mask"][mine].bool(), rows["seat"][mine]
-            )
+            policy = self.pool[index]
+            seen = rows["obs"][mine], rows["mask"][mine].bool(), rows["seat"][mine]
+            if isinstance(policy, BatchedNet):  # a recurrent snapshot keeps per-row memories
+                chosen[mine] = policy.act_rows(mine, *seen)
+            else:
+                chosen[mine] = policy.act(*seen)
         return chosen
 
     def _write(

@@ -410,11 +410,6 @@ class TrainConfig(BaseModel):
             )
         if self.workers:
             raise ValueError("engine 'batched' steps every game in the trainer: workers must be 0")
-        if self.recurrent and self.self_play_every and not envs.spec(self.env).cooperative:
-            raise ValueError(
-                "engine 'batched' with recurrent in a competitive game needs self_play_every 0: "
-                "a recurrent snapshot cannot play as a batched opponent"
-            )
         device = torch_device(self.device)  # a ConfigError for a device this machine lacks
         for opponent in self.opponents:
             make_batched_agent(opponent, self.env, self.num_players, device, torch.Generator())
