@@ -7,7 +7,9 @@ plus ``learner``: 1 where the row's decision is the learner's. Every row steps
 at every step (Pgx's way): in a competitive game a row whose acting seat is an opponent's plays
 that opponent's action, chosen here by a batched baseline or a frozen snapshot of the learner,
 while the trainer's action for that row is ignored. So the rollout never leaves tensors and no
-row waits for another.
+row waits for another. Each new game draws its opponent from the pool (the config's opponents
+and the snapshots) uniformly or, with ``opponent_sampling: pfsp``, by how often the learner lost
+to each (:meth:`BatchedGames.opponent_weights`).
 
 For the learner, nothing changes but the bookkeeping: the trainer discounts only at the
 learner's decisions (``learner`` = 1), runs its network on those rows alone and trains on them,
@@ -57,6 +59,7 @@ class BatchedGames:
             for spec in config.opponents
         ]
         self.snapshots = 0
+        self.record = torch.zeros(len(self.pool), 2, device=self.device)  # games, losses
         n = config.num_envs
         self.rows: dict[str, torch.Tensor] = {}
         self.episodes = torch.zeros(n, dtype=torch.long, device=self.device)
@@ -93,6 +96,7 @@ class BatchedGames:
         ret = torch.where(done, self._return, 0.0)
         self._return = torch.where(done, 0.0, self._return)
         if bool(done.any()):
+            self._count_results(done, ret)
             self.episodes += done
             self.learner_seat = self.episodes % self.seats
             self._draw_opponents(done)
@@ -102,9 +106,22 @@ class BatchedGames:
         """A frozen copy of ``net`` joins the opponent pool, replacing the oldest beyond
         :data:`MAX_SNAPSHOTS`."""
         if self.snapshots >= MAX_SNAPSHOTS:
-            self.pool.pop(len(self.config.opponents))
+            oldest = len(self.config.opponents)
+            self.pool.pop(oldest)
+            self.record = torch.cat([self.record[:oldest], self.record[oldest + 1 :]])
         self.pool.append(snapshot_policy(net, self.device))
+        self.record = torch.cat([self.record, self.record.new_zeros(1, 2)])
         self.snapshots += 1
+
+    def opponent_weights(self) -> torch.Tensor:
+        """``[pool]``: how likely each pool member is drawn for a new game. ``uniform``: alike;
+        ``pfsp`` (prioritized fictitious self-play): the learner's estimated chance of losing to
+        it, (losses + 1) / (games + 2), squared, so the opponents it loses to come most often
+        and a new one starts at 1/4 (the counts start again when a run resumes)."""
+        if self.config.opponent_sampling == "uniform":
+            return torch.ones(len(self.pool), device=self.device)
+        games, losses = self.record.unbind(1)
+        return ((losses + 1) / (games + 2)) ** 2
 
     def close(self) -> None:
         """Nothing to stop: the engine lives in this process."""
@@ -113,13 +130,27 @@ class BatchedGames:
     def _draw_opponents(self, rows: torch.Tensor) -> None:
         if self.cooperative:
             return
-        drawn = torch.randint(
-            len(self.pool), self.opponent.shape, generator=self.generator, device=self.device
-        )
+        if self.config.opponent_sampling == "uniform":
+            drawn = torch.randint(
+                len(self.pool), self.opponent.shape, generator=self.generator, device=self.device
+            )
+        else:
+            drawn = torch.multinomial(
+                self.opponent_weights(), len(self.opponent), True, generator=self.generator
+            )
         self.opponent = torch.where(rows, drawn, self.opponent)
         for policy in self.pool:
             if isinstance(policy, BatchedNet):
                 policy.forget(rows)
+
+    def _count_results(self, done: torch.Tensor, ret: torch.Tensor) -> None:
+        """Each ended game counts for its row's opponent: a game, and a loss when the learner's
+        return is below 0."""
+        if self.cooperative:
+            return
+        against = self.opponent[done]
+        self.record[:, 0].index_add_(0, against, torch.ones_like(against, dtype=torch.float))
+        self.record[:, 1].index_add_(0, against, (ret[done] < 0).float())
 
     def _opponent_actions(self) -> torch.Tensor:
         """Each row's opponent's choice where an opponent is to act (0 where the learner is:

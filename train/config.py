@@ -219,6 +219,12 @@ class TrainConfig(BaseModel):
     self_play_every: int = Field(
         0, ge=0, le=10**6, description="updates between self-play snapshots"
     )
+    opponent_sampling: Literal["uniform", "pfsp"] = Field(
+        "uniform",
+        description="engine 'batched', competitive games: how each new game draws its opponent "
+        "from the pool (opponents and snapshots): uniform, or pfsp (prioritized fictitious "
+        "self-play: weight (losses + 1) / (games + 2) squared, the learner's losses to each)",
+    )
     eval_every: int = Field(10, ge=1, le=10**6, description="updates between evaluations")
     eval_games: int = Field(50, ge=1, le=MAX_GAMES, description="games per periodic evaluation")
     final_eval_games: int = Field(
@@ -293,6 +299,11 @@ class TrainConfig(BaseModel):
             )
         if self.recurrent and self.trainer != "torch":
             raise ValueError("recurrent needs trainer 'torch'")
+        if self.opponent_sampling != "uniform" and (self.engine != "batched" or spec.cooperative):
+            raise ValueError(
+                "opponent_sampling 'pfsp' needs engine 'batched' and a competitive game "
+                "(it weighs the opponents of the batched trainer's pool)"
+            )
         if self.self_play_every and self.trainer == "sb3":
             raise ValueError(
                 "self_play_every (self-play snapshots) needs trainer 'torch' or 'rllib'"
