@@ -139,6 +139,8 @@ def test_a_whole_game_is_played_by_clicking_and_shows_only_the_seats_view(env_id
     assert page.inner_text("#status") == "game over" and page.is_visible("#result")
     assert "Game over" in page.inner_text("#result") and page.errors == []
     assert page.locator("#legal button").count() == 0
+    outside = [url for url in page.requests if not url.startswith(server.url.rstrip("/"))]
+    assert page.requests and outside == [], "the page fetched from beyond its server"
     [game] = records.read_games(server.session.saved)
     assert game.header["agents"][seat] == "human" and len(game.steps) == server.session.table.turn
     check_view(page, game, seat)  # replays the record, checked to its end

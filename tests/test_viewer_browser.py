@@ -59,8 +59,9 @@ def browser():
 @pytest.fixture
 def page(browser):
     page = browser.new_page(viewport={"width": 1200, "height": 900})
-    page.errors = []
+    page.errors, page.requests = [], []
     page.on("pageerror", lambda err: page.errors.append(str(err)))
+    page.on("request", lambda request: page.requests.append(request.url))
     yield page
     page.close()
 
@@ -169,6 +170,7 @@ def test_every_game_is_drawn_step_by_step_in_chromium(page, env_id, tmp_path):
     page.click("#views button[data-view='1']")
     page.screenshot(path=str(ARTEFACTS / f"{env_id}.png"), full_page=True)
     assert page.errors == []
+    assert page.requests == [html.resolve().as_uri()], "the page fetched something besides itself"
 
 
 def test_play_runs_the_game_forward(page, tmp_path):
