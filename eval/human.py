@@ -25,6 +25,7 @@ import numpy as np
 
 import envs
 from agents import make_agent
+from agents.base import seat_seed
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.views import seen_action
 from eval.config import SEED_LIMIT
@@ -127,7 +128,7 @@ class Table:
         self.env.reset(seed=seed)
         for i, name in enumerate(self.base.possible_agents):
             if name in self.agents:
-                self.agents[name].reset(seed + 7919 * (i + 1))
+                self.agents[name].reset(seat_seed(seed, i))
         self.you = self.base.possible_agents[seat]
         self.log: list[str] = []
         self.turn = 0
