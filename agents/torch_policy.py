@@ -152,6 +152,38 @@ class PolicyNet(nn.Module):
         seat = torch.zeros(len(obs), dtype=torch.int64, device=device)
         return self._prior_agents[device].act(obs, mask.bool(), seat)
 
+    @property
+    def feature_size(self) -> int:
+        """Width of the actor's features (see :meth:`forward_actor`): the GRU memory or the
+        last hidden layer."""
+        return self.recurrent or self.config["hidden"][-1]
+
+    def forward_actor(
+        self,
+        obs: torch.Tensor,
+        mask: torch.Tensor,
+        memory: torch.Tensor | None = None,
+        prior: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
+        """:meth:`masked_logits` and the actor's features ``[B, feature_size]`` the logits are
+        read from (the last hidden layer, or the updated memory): what an auxiliary head
+        trained beside the policy reads."""
+        if self.head_kind == "factored":
+            features = self.trunk(obs)
+            logits = self.factored(obs, features, mask)
+        elif self.recurrent:
+            memory = features = self.core(self.encoder(obs), memory)
+            logits = self.head(memory)
+        else:
+            features = self.actor[0](obs)
+            logits = self.actor[1](features)
+        if self.prior:
+            if prior is None:
+                prior = self.prior_actions(obs, mask)
+            chosen = nn.functional.one_hot(prior, logits.shape[1]).to(logits.dtype)
+            logits = logits + self.prior_weight * chosen
+        return logits + (mask.to(logits.dtype) - 1.0) * 1e9, memory, features
+
     def masked_logits(
         self,
         obs: torch.Tensor,
@@ -164,19 +196,8 @@ class PolicyNet(nn.Module):
         ``masked_fill``: several times faster on CPU, and the same after the softmax. With a
         ``prior`` heuristic, its action's logit gets ``prior_weight`` (``prior``: its actions,
         if already known)."""
-        if self.head_kind == "factored":
-            logits = self.factored(obs, self.trunk(obs), mask)
-        elif self.recurrent:
-            memory = self.core(self.encoder(obs), memory)
-            logits = self.head(memory)
-        else:
-            logits = self.actor(obs)
-        if self.prior:
-            if prior is None:
-                prior = self.prior_actions(obs, mask)
-            chosen = nn.functional.one_hot(prior, logits.shape[1]).to(logits.dtype)
-            logits = logits + self.prior_weight * chosen
-        return logits + (mask.to(logits.dtype) - 1.0) * 1e9, memory
+        logits, memory, _ = self.forward_actor(obs, mask, memory, prior)
+        return logits, memory
 
     def value(self, critic_input: torch.Tensor) -> torch.Tensor:
         return self.critic(critic_input).squeeze(-1)

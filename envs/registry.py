@@ -25,6 +25,7 @@ class EnvSpec:
     parallel: bool = False
     score: str = "score"  # the key of the game's own figure in ``info`` (reported beside wins)
     lower_is_better: bool = False  # fewer is better: the Horseman's scares, Voodoo Mania's points
+    hidden_hands: bool = True  # state()'s `hands` field holds cards the other seats do not see
 
 
 REGISTRY: dict[str, EnvSpec] = {
@@ -36,7 +37,7 @@ REGISTRY: dict[str, EnvSpec] = {
         score="scares",
         lower_is_better=True,
     ),
-    "hexenflug_v1": EnvSpec("envs.hexenflug", (2, 5), cooperative=False),
+    "hexenflug_v1": EnvSpec("envs.hexenflug", (2, 5), cooperative=False, hidden_hands=False),
     "voodoo_mania_v1": EnvSpec(
         "envs.voodoo_mania", (2, 6), cooperative=False, parallel=True, lower_is_better=True
     ),

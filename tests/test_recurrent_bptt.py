@@ -215,13 +215,14 @@ def test_unrolled_sequences_reproduce_the_rollouts_memories():
         seqs = sequences.cut(decides, seats, dones, seq_len, burn_in)
         idx = seqs.rows.reshape(-1)
         start = memory_buf.reshape(steps * n_envs, -1)[seqs.rows[:, 0]]
-        logits = unroll(
+        logits, features = unroll(
             net, obs.reshape(-1, 3)[idx], mask.reshape(-1, 4)[idx], None, start, seqs.reset,
             seqs.burn,
         )  # fmt: skip
         valid = seqs.valid.reshape(-1).bool()
         expected = played.reshape(-1, 4)[idx]
         torch.testing.assert_close(logits[valid], expected[valid])
+        assert features.shape == (len(idx), 5)  # the memories the logits were read from
 
 
 def test_the_gradient_flows_back_to_a_sequences_first_step():
@@ -236,7 +237,9 @@ def test_the_gradient_flows_back_to_a_sequences_first_step():
         seqs = sequences.cut(decides, seats, dones, seq_len, burn_in)
         start = torch.rand(len(seqs.rows), 5, requires_grad=True)
         idx = seqs.rows.reshape(-1)
-        logits = unroll(net, obs[idx], torch.ones(len(idx), 4), None, start, seqs.reset, seqs.burn)
+        logits, _ = unroll(
+            net, obs[idx], torch.ones(len(idx), 4), None, start, seqs.reset, seqs.burn
+        )
         at = (idx == 8) & seqs.weight.reshape(-1).bool()  # row 8 = step 4, env 0 (seat 0)
         torch.log_softmax(logits[at], -1)[0, 1].backward()
         first = int(((seqs.rows == 8) & seqs.weight.bool()).any(1).nonzero())  # trains row 8

@@ -1,7 +1,7 @@
 """The training games on a batched engine (``engine: batched``), seen by the learner.
 
 :class:`BatchedGames` offers the trainer the same rows as :class:`train.vector.VectorGames`
-(``obs``, ``mask``, ``critic``, ``reward``, ``done``, ``ret``, ``seat``, ``figures``: the ended
+(``obs``, ``mask``, ``state``, ``reward``, ``done``, ``ret``, ``seat``, ``figures``: the ended
 games' one-number ``figures`` named in ``figure_names``), all tensors on the engine's device,
 plus ``learner``: 1 where the row's decision is the learner's. Every row steps
 at every step (Pgx's way): in a competitive game a row whose acting seat is an opponent's plays
@@ -14,8 +14,8 @@ to each (:meth:`BatchedGames.opponent_weights`).
 For the learner, nothing changes but the bookkeeping: the trainer discounts only at the
 learner's decisions (``learner`` = 1), runs its network on those rows alone and trains on them,
 which gives the same returns as the bridge's single-agent view, where opponents' moves happen
-inside one step. ``critic`` is ``state()`` for a centralized critic and empty (``[B, 0]``)
-otherwise, as in :class:`~train.vector.VectorGames`: the critic then reads ``obs``.
+inside one step. ``state`` is ``state()`` where the trainer needs it (a centralized critic, a
+belief target) and empty (``[B, 0]``) otherwise, as in :class:`~train.vector.VectorGames`.
 """
 
 from __future__ import annotations
@@ -176,14 +176,14 @@ class BatchedGames:
     ) -> None:
         seat = out["seat"]
         learner = torch.ones_like(done) if self.cooperative else as_float(seat == self.learner_seat)
-        critic = self.env.state() if self.config.centralized_critic else out["observation"][:, :0]
+        state = self.env.state() if self.config.needs_state else out["observation"][:, :0]
         figures = out["figures"]  # empty after a reset
         blank = torch.zeros_like(done)
         columns = [figures.get(name, blank).float() for name in self.figure_names]
         fresh = {
             "obs": out["observation"],
             "mask": as_float(out["action_mask"]),
-            "critic": critic,
+            "state": state,
             "reward": reward,
             "done": done,
             "ret": ret,

@@ -213,6 +213,20 @@ class TrainConfig(BaseModel):
         "that only warm the stored memory with the current weights: no loss, no gradient; "
         "below seq_len",
     )
+    belief_coef: float = Field(
+        0.0,
+        ge=0,
+        le=1000,
+        description="torch: weight of the auxiliary belief loss (train.belief): a head on the "
+        "actor's features predicts the other seats' hidden hands, read from state() in "
+        "training only; never an input of the policy, not in the checkpoint. 0: none",
+    )
+    other_play: bool = Field(
+        False,
+        description="torch, cooperative games: Other-Play (Hu et al., 2020): each game and seat "
+        "plays through a random relabeling of the game's symmetries (envs.core.symmetry; the "
+        "game's RULES.md lists them), drawn anew for every game",
+    )
     opponents: list[str] = Field(
         default_factory=list, description="competitive games: opponent agent specs"
     )
@@ -310,6 +324,8 @@ class TrainConfig(BaseModel):
             )
         if self.centralized_critic and (not spec.cooperative or self.trainer != "torch"):
             raise ValueError("centralized_critic needs a cooperative game and trainer 'torch'")
+        if self.belief_coef or self.other_play:
+            self._check_belief_and_symmetries()
         if self.head == "factored":
             self._check_head()
         if self.prior:
@@ -379,6 +395,30 @@ class TrainConfig(BaseModel):
             except ConfigError as err:
                 raise ValueError(f"warm_start.agent: {err}") from None
         check_curriculum(self)
+
+    def _check_belief_and_symmetries(self) -> None:
+        """``belief_coef`` needs the torch trainer and hidden hands; ``other_play`` the torch
+        trainer and a cooperative game with symmetries under these options."""
+        for field in ("belief_coef", "other_play"):
+            if getattr(self, field) and self.trainer != "torch":
+                raise ValueError(f"{field} needs trainer 'torch'")
+        try:
+            if self.belief_coef:
+                from train.belief import hand_layout
+
+                hand_layout(self.env, self.num_players, self.options)
+            if self.other_play:
+                from envs.core.symmetry import symmetries
+
+                for options in [self.options, *(stage.options for stage in self.curriculum)]:
+                    symmetries(self.env, self.num_players, options)
+        except ConfigError as err:
+            raise ValueError(str(err)) from None
+
+    @property
+    def needs_state(self) -> bool:
+        """Whether the trainer reads ``state()``: a centralized critic or a belief target."""
+        return self.centralized_critic or self.belief_coef > 0
 
     def _check_head(self) -> None:
         """A factored head: trainer torch, no recurrent core, a game that has one, and none of

@@ -52,10 +52,11 @@ from torch import nn
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
 from envs.core.devices import torch_device
-from train import curriculum, diagnostics, runfolder, sequences, warm_start
+from train import belief, curriculum, diagnostics, runfolder, sequences, warm_start
 from train.batched import BatchedGames
 from train.bridge import SingleAgentBridge
 from train.config import TrainConfig
+from train.other_play import OtherPlay
 from train.runlog import RunLog
 from train.vector import VectorGames
 
@@ -125,23 +126,26 @@ def unroll(
     start: torch.Tensor,
     reset: torch.Tensor,
     burn: torch.Tensor,
-) -> torch.Tensor:
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The masked logits ``[S * L, A]`` of ``S`` sequences of ``L`` steps, sequence-major like
-    ``obs`` ``[S * L, obs_size]``, ``mask`` and ``prior``: the GRU runs from the stored memory
-    ``start`` ``[S, memory]`` through every step with the gradient flowing along, restarts at
-    zeros before the steps where ``reset`` ``[S, L]`` says so, and passes no gradient back
-    through the burn-in steps (``burn`` ``[S, L]``)."""
+    ``obs`` ``[S * L, obs_size]``, ``mask`` and ``prior``, and the memories they were read from
+    ``[S * L, memory]`` (the actor's features): the GRU runs from the stored memory ``start``
+    ``[S, memory]`` through every step with the gradient flowing along, restarts at zeros before
+    the steps where ``reset`` ``[S, L]`` says so, and passes no gradient back through the
+    burn-in steps (``burn`` ``[S, L]``)."""
     n_seqs, length = reset.shape
     obs, mask = obs.reshape(n_seqs, length, -1), mask.reshape(n_seqs, length, -1)
     prior = prior.reshape(n_seqs, length) if prior is not None else None
-    memory, logits = start, []
+    memory, logits, memories = start, [], []
     for j in range(length):
         memory = torch.where(reset[:, j, None], 0.0, memory)
         step_prior = prior[:, j] if prior is not None else None
         out, updated = net.masked_logits(obs[:, j], mask[:, j], memory, step_prior)
         memory = torch.where(burn[:, j, None], updated.detach(), updated)
         logits.append(out)
-    return torch.stack(logits, 1).reshape(n_seqs * length, -1)
+        memories.append(memory)
+    flat = n_seqs * length
+    return torch.stack(logits, 1).reshape(flat, -1), torch.stack(memories, 1).reshape(flat, -1)
 
 
 def critic_loss(
@@ -189,6 +193,19 @@ def make_games(config: TrainConfig, step: int) -> BatchedGames | VectorGames:
     return BatchedGames(staged) if config.engine == "batched" else VectorGames(staged)
 
 
+def belief_figures(
+    believed: list[tuple[torch.Tensor, torch.Tensor]], hands: belief.HandLayout | None
+) -> dict[str, float]:
+    """``belief/*``: how well the belief head predicted over the last epoch's minibatches
+    (:func:`train.belief.figures`); nothing without a belief target or a decision."""
+    if hands is None or not believed:
+        return {}
+    guessed, target = (torch.cat(parts) for parts in zip(*believed, strict=True))
+    if not len(target):
+        return {}
+    return {f"belief/{k}": v for k, v in belief.figures(guessed, target, hands.per_seat).items()}
+
+
 def native_bfloat16(device: torch.device) -> bool:
     """Whether ``device`` multiplies bfloat16 natively: always on CUDA; on a CPU only where
     oneDNN finds AVX-512 BF16 or AMX (elsewhere autocast's bfloat16 products take a slow path)."""
@@ -210,6 +227,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     device = torch_device(config.device) if batched else torch.device("cpu")
     obs_size, n_actions = games.observation_size, games.num_actions
     critic_size = games.state_size if config.centralized_critic else 0
+    state_size = games.state_size if config.needs_state else 0
     opponents_on_table = batched and not games.cooperative
     net = PolicyNet(
         obs_size,
@@ -227,7 +245,12 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     memory = torch.zeros(n_envs, games.seats, memory_size, device=device)  # per env and seat
     memory_buf = torch.zeros(n_steps, n_envs, memory_size, device=device)
     rows = torch.arange(n_envs, device=device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+    hands = belief_head = None
+    if config.belief_coef:
+        hands = belief.hand_layout(config.env, config.num_players, config.options)
+        belief_head = belief.BeliefHead(net.feature_size, hands.target_size).to(device)
+    trained_modules = nn.ModuleList([net, *([belief_head] if belief_head else [])])
+    optimizer = torch.optim.Adam(trained_modules.parameters(), lr=config.learning_rate, eps=1e-5)
     bfloat16 = config.precision == "bfloat16"
 
     def low_precision() -> torch.autocast:
@@ -236,6 +259,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     recent = deque(maxlen=100)
     if saved:
         net.load_state_dict(saved["net"])
+        if belief_head is not None:
+            belief_head.load_state_dict(saved["belief"])
         optimizer.load_state_dict(saved["optimizer"])
         torch.set_rng_state(saved["torch_rng"])
         recent.extend(saved["recent_returns"].tolist())
@@ -244,9 +269,11 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         return torch.zeros(n_steps, n_envs, *size, dtype=dtype, device=device)
 
     obs_buf, mask_buf = buffer(obs_size), buffer(n_actions)
-    critic_buf = buffer(critic_size) if critic_size else obs_buf
+    state_buf = buffer(state_size) if state_size else obs_buf
+    critic_buf = state_buf if critic_size else obs_buf
+    relabelings = buffer(dtype=torch.long)  # Other-Play: the deciding seat's relabeling
     actions, priors = buffer(dtype=torch.long), buffer(dtype=torch.long)
-    seats = buffer(dtype=torch.long)  # the deciding seat (recurrent: whose memory it is)
+    seats = buffer(dtype=torch.long)  # the deciding seat (whose memory, whose belief)
     logprobs, rewards, dones, values, entropies = (buffer() for _ in range(5))
     learners = buffer() + 1.0  # 1 where the row's decision is the learner's
 
@@ -254,6 +281,25 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     games.reset([int(rng.integers(2**31)) for _ in range(n_envs)])
     live = games.rows
     stage = curriculum.stage_at(config, start * batch)
+
+    def relabeling(step: int) -> OtherPlay | None:
+        """Other-Play's relabelings of the games at learner step ``step`` (None without)."""
+        if not config.other_play:
+            return None
+        options = curriculum.options_at(config, step)
+        seed = int(rng.integers(2**31))
+        return OtherPlay(config.env, config.num_players, options, n_envs, games.seats, device, seed)
+
+    other_play = relabeling(start * batch)
+
+    def seen(rows_now: dict) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """The deciding seats' observations and masks as they see them, and their
+        relabelings (None without Other-Play)."""
+        if other_play is None:
+            return rows_now["obs"], rows_now["mask"], None
+        drawn = other_play.current(rows_now["seat"])
+        return *other_play.view(drawn, rows_now["obs"], rows_now["mask"]), drawn
+
     all_learner = torch.ones(n_envs, device=device)
     updates = math.ceil(config.total_steps / batch)
     demos = None
@@ -292,12 +338,16 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             games.reset([int(rng.integers(2**31)) for _ in range(n_envs)])
             live = games.rows
             memory.zero_()
+            other_play = relabeling(update * batch)
             log.message(f"curriculum stage {stage} from step {update * batch:,}")
         bc = warm_start.bc_weight(config, update * batch)
         for t in range(n_steps):
-            obs_buf[t], mask_buf[t], dones[t] = live["obs"], live["mask"], live["done"]
-            if critic_size:
-                critic_buf[t] = live["critic"]
+            obs_buf[t], mask_buf[t], drawn = seen(live)
+            dones[t], seats[t] = live["done"], live["seat"]
+            if drawn is not None:
+                relabelings[t] = drawn
+            if state_size:
+                state_buf[t] = live["state"]
             if batched:
                 learners[t] = live["learner"]
             # the network decides the learner's rows alone: on a competitive batched table the
@@ -307,7 +357,6 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             critic = critic_buf[t][mine] if critic_size else obs
             held = None
             if config.recurrent:
-                seats[t] = live["seat"]
                 memory_buf[t] = memory[rows, live["seat"]]
                 held = memory_buf[t][mine]
             prior = None
@@ -324,7 +373,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             if config.recurrent:
                 memory[rows[mine], live["seat"][mine]] = updated
             stepped = time.perf_counter()
-            games.step(actions[t])
+            games.step(actions[t] if drawn is None else other_play.real_actions(drawn, actions[t]))
             stepping += time.perf_counter() - stepped
             rewards[t] = live["reward"]
             ended = live["done"].nonzero().squeeze(1)
@@ -332,9 +381,11 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             for row in live["figures"][ended].tolist():
                 finished.append(dict(zip(games.figure_names, row, strict=True)))
             memory[ended] = 0.0
+            if other_play is not None and len(ended):
+                other_play.redraw(ended)
 
         with torch.no_grad(), low_precision():
-            next_value = net.value(live["critic"] if critic_size else live["obs"]).float()
+            next_value = net.value(live["state"] if critic_size else seen(live)[0]).float()
         following = live["learner"] if batched else all_learner
         advantages, settled = gae(
             rewards,
@@ -351,6 +402,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         trained = learners * settled  # the learner's decisions whose transition ended
 
         b_obs, b_critic = obs_buf.reshape(batch, -1), critic_buf.reshape(batch, -1)
+        b_state, b_seats = state_buf.reshape(batch, -1), seats.reshape(-1)
+        b_relabelings = relabelings.reshape(-1)
+        believed: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
         b_mask, b_actions = mask_buf.reshape(batch, -1), actions.reshape(-1)
         b_priors = priors.reshape(-1)
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
@@ -371,7 +425,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 rows_trained = torch.arange(batch, device=device)
             units = len(rows_trained)
         size = math.ceil(units / config.minibatches)
-        for _ in range(config.epochs):
+        for epoch in range(config.epochs):
             order = torch.randperm(units, device=device)
             for lo in range(0, units, size):
                 pick = order[lo : lo + size]
@@ -389,9 +443,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                     if config.recurrent:
                         start = b_memory[seqs.rows[pick, 0]]  # [B, memory] stored at the start
                         reset, burn = seqs.reset[pick], seqs.burn[pick]
-                        logits = unroll(net, obs, mask, prior, start, reset, burn)
+                        logits, features = unroll(net, obs, mask, prior, start, reset, burn)
                     else:
-                        logits = net.masked_logits(obs, mask, None, prior)[0]
+                        logits, _, features = net.forward_actor(obs, mask, None, prior)
                     predicted = net.value(critic)
                 logits, predicted = logits.float(), predicted.float()
                 log_policy = torch.log_softmax(logits, -1)
@@ -410,6 +464,14 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 entropy_each = -(torch.softmax(logits, -1) * log_policy).sum(-1)
                 entropy = (weight * entropy_each).sum() / decisions
                 loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+                if belief_head is not None:
+                    relabel = other_play.hand[b_relabelings[idx]] if other_play else None
+                    target = belief.targets(hands, b_state[idx], b_seats[idx], relabel)
+                    guessed = belief_head(features.float())
+                    loss = loss + config.belief_coef * belief.loss(guessed, target, weight)
+                    if epoch == config.epochs - 1:
+                        kept = weight > 0
+                        believed.append((guessed.detach()[kept], target[kept]))
                 if bc and demos is not None:
                     picks = torch.randint(len(demos), (size,))
                     demo = {k: v.to(device) for k, v in demos.batch(picks).items()}
@@ -446,6 +508,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                     phases=phases,
                 ),
                 **diagnostics.game_stats(finished),
+                **belief_figures(believed, hands),
             },
         )
         if config.self_play_every and (update + 1) % config.self_play_every == 0:
@@ -465,6 +528,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 step,
                 {
                     "net": net.state_dict(),
+                    **({"belief": belief_head.state_dict()} if belief_head else {}),
                     "optimizer": optimizer.state_dict(),
                     "update": update + 1,
                     "torch_rng": torch.get_rng_state(),

@@ -180,10 +180,12 @@ def load_state(config: TrainConfig) -> dict[str, Any] | None:
         raise ConfigError(f"{str(path)!r} is not a Cauldron train state ({FORMAT})")
     saved = json.loads(data["config"])
     now = config.model_dump(mode="json")
+    # a field added since the save held its default then
+    then = {field: info.default for field, info in type(config).model_fields.items()} | saved
     changed = [
-        f"{field} ({saved.get(field)!r} -> {value!r})"
+        f"{field} ({then.get(field)!r} -> {value!r})"
         for field, value in now.items()
-        if field not in MAY_CHANGE and saved.get(field) != value
+        if field not in MAY_CHANGE and then.get(field) != value
     ]
     if changed:
         raise ConfigError(

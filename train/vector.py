@@ -5,7 +5,7 @@ presents them as shared ``torch`` tensors, one row per game (``n`` games)::
 
     obs     (n, obs_size)     float32   the acting seat's observation
     mask    (n, num_actions)  float32   its legal actions (1 legal, 0 not)
-    critic  (n, state_size)   float32   the full ``state()``, if the critic is centralized
+    state   (n, state_size)   float32   the full ``state()``, if ``config.needs_state``
     reward  (n,)              float32   the learner's reward from the last step
     done    (n,)              float32   1 where that step ended a game (the row is a new game)
     ret     (n,)              float32   the ended game's episode return, where ``done``
@@ -76,8 +76,8 @@ class GameSlice:
         self.rows["obs"][row] = obs
         self.rows["mask"][row] = game.action_masks()
         self.rows["seat"][row] = game.seat()
-        if self.config.centralized_critic:
-            self.rows["critic"][row] = game.state()
+        if self.config.needs_state:
+            self.rows["state"][row] = game.state()
 
     def reset(self, seeds: list[int], figures: list[str]) -> None:
         self.figures = figures
@@ -140,7 +140,7 @@ class VectorGames:
             config.env, config.num_players, config.options, opponent_pool(config)
         )
         n = config.num_envs
-        critic_size = probe.state_space.shape[0] if config.centralized_critic else 0
+        state_size = probe.state_space.shape[0] if config.needs_state else 0
         self.observation_size = probe.observation_space.shape[0]
         self.num_actions = int(probe.action_space.n)
         self.state_size = probe.state_space.shape[0]
@@ -150,7 +150,7 @@ class VectorGames:
         self.rows = {
             "obs": torch.zeros(n, self.observation_size),
             "mask": torch.zeros(n, self.num_actions),
-            "critic": torch.zeros(n, critic_size),
+            "state": torch.zeros(n, state_size),
             "reward": torch.zeros(n),
             "done": torch.zeros(n),
             "ret": torch.zeros(n),
