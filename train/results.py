@@ -110,6 +110,12 @@ def _trained_rates(folder: Path) -> tuple[dict, dict, dict[str, dict]]:
     if not isinstance(config, dict) or not {"env", "trainer", "num_players", "seed"} <= set(config):
         raise ValueError("config.yaml is not a train config")
     results = json.loads((folder / "evaluation" / "results.json").read_text())
+    return config, results, evaluation_rates(results)
+
+
+def evaluation_rates(results: dict) -> dict[str, dict]:
+    """The rates :func:`trained_rates` describes, from an evaluation's ``results.json`` whose
+    first agent is the trained one."""
     trained = results["config"]["agents"][0]
     rows = results["rows"]
     if results["cooperative"]:
@@ -120,7 +126,7 @@ def _trained_rates(folder: Path) -> tuple[dict, dict, dict[str, dict]]:
             for row in rows
             if trained in row["lineup"] and len(row["lineup"]) == 2
         }
-    return config, results, rates
+    return rates
 
 
 def training_cell(config: dict[str, Any], steps: int, minutes: float) -> str:
@@ -142,34 +148,41 @@ def run_row(folder: Path) -> tuple[bool, str]:
 
 
 def _run_row(folder: Path) -> tuple[bool, str]:
-    config, results, rates = _trained_rates(folder)
-    trained = results["config"]["agents"][0]
+    config, results, _ = _trained_rates(folder)
     steps = max(step for step, _, _ in read_metrics(folder / "metrics.csv"))
     final = next(p for p in (folder / "final.pt", folder / "final.zip") if p.is_file())
     minutes = (final.stat().st_mtime - (folder / "config.yaml").stat().st_mtime) / 60
     training = training_cell(config, steps, minutes)
+    row = "| " + " | ".join([game_name(config), config["trainer"], *cells(results), training])
+    return results["cooperative"], row + " |"
+
+
+def cells(results: dict) -> list[str]:
+    """The comparison cells of a row, from an evaluation's ``results.json`` whose first agent is
+    the trained one: cooperative, the trained, random and best heuristic teams and the verdict;
+    competitive, the trained seat against random play and its hardest heuristic, and the
+    verdict."""
+    rates = evaluation_rates(results)
+    trained = results["config"]["agents"][0]
     heuristics = {k: v for k, v in rates.items() if k.startswith("heuristic:")}
     if results["cooperative"]:
         best = max(heuristics, key=lambda k: heuristics[k]["rate"])
         mine, theirs = rates[trained], heuristics[best]
         beats = verdict(mine["low"] - theirs["high"], mine["high"] - theirs["low"], 0.0)
         team = {row["lineup"][0]: row for row in results["rows"] if len(row["lineup"]) == 1}
-        cells = [
+        return [
             with_figure(mine, team[trained]),
             with_figure(rates["random"], team["random"]),
             f"{best}: {with_figure(theirs, team[best])}",
             beats,
         ]
-    else:
-        hardest = min(heuristics, key=lambda k: heuristics[k]["rate"])
-        versus = heuristics[hardest]
-        cells = [
-            percent(rates["random"]),
-            f"{hardest}: {percent(versus)}",
-            verdict(versus["low"], versus["high"], 0.5),
-        ]
-    row = "| " + " | ".join([game_name(config), config["trainer"], *cells, training]) + " |"
-    return results["cooperative"], row
+    hardest = min(heuristics, key=lambda k: heuristics[k]["rate"])
+    versus = heuristics[hardest]
+    return [
+        percent(rates["random"]),
+        f"{hardest}: {percent(versus)}",
+        verdict(versus["low"], versus["high"], 0.5),
+    ]
 
 
 def game_name(config: dict) -> str:
