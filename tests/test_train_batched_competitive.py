@@ -224,14 +224,14 @@ def test_updates_feed_the_network_the_learners_decisions_alone(tmp_path, monkeyp
         tmp_path, total_steps=512, epochs=2, minibatches=4, opponents=["random"]
     )
     fed = []
-    original = PolicyNet.masked_logits
+    original = PolicyNet.forward_actor
 
     def recording(self, obs, *args):
         if torch.is_grad_enabled():
             fed.append(len(obs))
         return original(self, obs, *args)
 
-    monkeypatch.setattr(PolicyNet, "masked_logits", recording)
+    monkeypatch.setattr(PolicyNet, "forward_actor", recording)
     train(config, RunLog(config.folder, quiet=True, plot=False))
     per_epoch = sum(fed) / 2
     assert len(fed) == 2 * 4 and per_epoch == int(per_epoch)
