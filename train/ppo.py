@@ -404,7 +404,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         b_obs, b_critic = obs_buf.reshape(batch, -1), critic_buf.reshape(batch, -1)
         b_state, b_seats = state_buf.reshape(batch, -1), seats.reshape(-1)
         b_relabelings = relabelings.reshape(-1)
-        believed: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
+        believed: list[tuple[torch.Tensor, torch.Tensor]] = []  # last epoch: guesses, targets
         b_mask, b_actions = mask_buf.reshape(batch, -1), actions.reshape(-1)
         b_priors = priors.reshape(-1)
         b_logprobs, b_adv = logprobs.reshape(-1), advantages.reshape(-1)
@@ -466,7 +466,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
                 if belief_head is not None:
                     relabel = other_play.hand[b_relabelings[idx]] if other_play else None
-                    target = belief.targets(hands, b_state[idx], b_seats[idx], relabel)
+                    states = b_state.index_select(0, idx)
+                    target = belief.targets(hands, states, b_seats[idx], relabel)
                     guessed = belief_head(features.float())
                     loss = loss + config.belief_coef * belief.loss(guessed, target, weight)
                     if epoch == config.epochs - 1:
