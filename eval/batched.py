@@ -11,7 +11,10 @@ row by row (:class:`agents.batched.PerGameAgents`: slow but exact):
   (``stuns``, ``scares``; percentile bootstrap) and length. With two teams or more, each team
   minus a reference team (the first, or ``--baseline``) deal by deal, in win rate and in score,
   each with the percentile-bootstrap interval of the per-deal differences (the protocol's
-  paired comparison, as the harness's ``Paired differences``);
+  paired comparison, as the harness's ``Paired differences``). ``--across-seeds`` reads the
+  other teams as training seeds of one recipe (docs/benchmark_protocol.md): each seed's paired
+  difference, their mean with a percentile-bootstrap interval over the seeds, and how many
+  seeds' own intervals lie above 0 (:func:`across_seeds`);
 * competitive games: ``agent`` against each opponent, the agent's seat going round the table
   (game ``i`` seats it at ``i mod n``, every other seat the opponent); the win rates of both
   sides (Wilson; a shared win counts for both, as in the harness), the paired difference
@@ -62,6 +65,7 @@ from eval.stats import bootstrap_mean_interval, paired_difference, wilson_interv
 ROW_AWARE = (PerGameAgents, BatchedNet)  # policies told which rows they act for, and new games
 MAX_THREADS = 256  # as a training config's ``threads``
 AGENT_SALT = 1  # the agents' streams, apart from the engine's (salt 0) on the same seeds
+MIN_SEEDS = 3  # docs/benchmark_protocol.md: at least 3 training seeds, better 5
 
 
 @dataclass
@@ -264,6 +268,48 @@ def summarize(outcomes: Outcomes, reference: Outcomes | None = None) -> dict[str
     return row
 
 
+def across_seeds(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The paired rows (each a training seed of one recipe against the reference team)
+    summarised per measure (``win``, ``score``): ``per_seed`` (each seed's mean paired
+    difference), ``mean`` with the 95% percentile-bootstrap interval over the seeds (rough with
+    3 to 5 seeds), and ``above`` (the seeds whose own paired interval lies above 0)."""
+    paired = [row["paired"] for row in rows if "paired" in row]
+    summary = {}
+    for measure in ("win", "score"):
+        per_seed = [p[measure]["mean"] for p in paired]
+        summary[measure] = {
+            "per_seed": per_seed,
+            "mean": interval(*bootstrap_mean_interval(per_seed)),
+            "above": sum(p[measure]["low"] > 0 for p in paired),
+        }
+    return summary
+
+
+def seeds_table(summary: dict[str, dict[str, Any]], reference: str, score: str) -> list[str]:
+    """The lines of :func:`across_seeds`' table."""
+    count = len(summary["score"]["per_seed"])
+    lines = [
+        "",
+        f"Across seeds: the {count} teams after the reference as training seeds of one recipe, "
+        f"each minus {reference} deal by deal; the mean over seeds with its percentile-bootstrap "
+        "interval over the seeds (rough with few seeds)",
+        "",
+        "| measure | per seed | mean over seeds [95% CI] | seeds with their interval above 0 |",
+        "|---|---|---|---|",
+    ]
+    for measure, name, cell in (
+        ("win", "win rate, paired", lambda v: f"{v:+.1%}"),
+        ("score", f"{score}, paired", lambda v: f"{v:+.3f}"),
+    ):
+        m = summary[measure]
+        mean = report.signed_pct(m["mean"]) if measure == "win" else _mean(m["mean"], "+")
+        per_seed = ", ".join(cell(v) for v in m["per_seed"])
+        lines.append(f"| {name} | {per_seed} | {mean} | {m['above']} of {count} |")
+    if count < MIN_SEEDS:
+        lines += ["", f"warning: {count} seeds; the protocol asks for at least {MIN_SEEDS}"]
+    return lines
+
+
 def _mean(m: dict[str, float], sign: str = "") -> str:
     return f"{m['mean']:{sign}.3f} [{m['low']:{sign}.3f}, {m['high']:{sign}.3f}]"
 
@@ -340,6 +386,12 @@ def main(argv: list[str] | None = None) -> list[str]:
     parser.add_argument(
         "--out", type=Path, help="folder for report.md, results.json (every game) and a plot"
     )
+    parser.add_argument(
+        "--across-seeds",
+        action="store_true",
+        help="cooperative: the teams other than the reference are training seeds of one recipe; "
+        "add their mean paired difference with an interval over the seeds",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.threads <= MAX_THREADS:
         raise ConfigError(
@@ -357,6 +409,11 @@ def main(argv: list[str] | None = None) -> list[str]:
         raise ConfigError(
             f"--baseline must be one of the teams {args.specs} (cooperative games only), "
             f"got {args.baseline!r}"
+        )
+    if args.across_seeds and (competitive or len(args.specs) < 3):
+        raise ConfigError(
+            "--across-seeds needs a cooperative game and, besides the reference team, at least "
+            f"2 teams (the seeds); got {len(args.specs)} team(s) in {args.env}"
         )
     matches = (
         [(args.specs[0], o, f"{args.specs[0]} vs {o}") for o in args.specs[1:]]
@@ -383,11 +440,15 @@ def main(argv: list[str] | None = None) -> list[str]:
                 row["reference"] = matches[reference][2]
             rows.append(row)
         lines = tables(args.env, args.players, args.seed, args.games, rows)
+        seeds = across_seeds(rows) if args.across_seeds else None
+        if seeds:
+            score = envs.spec(args.env).score
+            lines += seeds_table(seeds, matches[reference][2], score)
         print("\n".join(lines))
         if args.out:
             config = {**vars(args), "out": str(args.out), "options": options}
             command = "python -m eval.batched " + shlex.join(argv)
-            write(args.out, lines, config, command, rows, played)
+            write(args.out, lines, config, command, rows, played, seeds)
     return lines
 
 
@@ -398,12 +459,14 @@ def write(
     command: str,
     rows: list[dict[str, Any]],
     played: list[Outcomes],
+    seeds: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """``report.md`` (a title, the command, the provenance line and the tables),
-    ``results.json`` (the command, the config, its provenance, the tables and every game of
-    every row) and ``win_rates.png`` (the harness's plot of win rates with 95% intervals), each
-    written whole (:func:`eval.report.write_text`). The config hash leaves out what does not
-    change the games (``chunk``, ``threads``, ``out``)."""
+    ``results.json`` (the command, the config, its provenance, the tables, every game of
+    every row and, with ``--across-seeds``, ``across_seeds``) and ``win_rates.png`` (the
+    harness's plot of win rates with 95% intervals), each written whole
+    (:func:`eval.report.write_text`). The config hash leaves out what does not change the games
+    (``chunk``, ``threads``, ``out``)."""
     n, score = config["players"], envs.spec(config["env"]).score
     shaping = {
         "env": config["env"],
@@ -449,6 +512,8 @@ def write(
         "table": lines,
         "rows": rows,
     }
+    if seeds:
+        results["across_seeds"] = seeds
     text = [
         f"# Batched evaluation: {config['env']}, {n} players",
         "",

@@ -117,6 +117,41 @@ def test_paired_win_rate_differences_against_a_baseline_are_the_per_deal_means()
     assert not any(line.startswith("| heuristic:greedy | heuristic:greedy |") for line in lines)
 
 
+def test_across_seeds_summarises_each_seeds_paired_difference(tmp_path):
+    """``--across-seeds``: the teams after the reference are seeds of one recipe; the table
+    lists each one's paired difference (the paired table's figure), their mean with an interval
+    over the seeds, and counts the seeds whose own interval lies above 0 (greedy stuns
+    more than random play, deal by deal; a team equal to the reference does not)."""
+    folder = tmp_path / "seeds"
+    specs = ["random", "heuristic:greedy", "heuristic:greedy", "random"]
+    argv = ["hocus_pocus_v1", *specs, "--games", "16", "--chunk", "16", "--seed", "5"]
+    lines = main([*argv, "--across-seeds", "--out", str(folder)])
+    results = json.loads((folder / "results.json").read_text())
+    paired = [row["paired"]["score"]["mean"] for row in results["rows"][1:]]
+    summary = results["across_seeds"]["score"]
+    assert summary["per_seed"] == paired and paired[2] == 0.0
+    assert summary["mean"]["mean"] == pytest.approx(np.mean(paired))
+    assert summary["mean"]["low"] <= summary["mean"]["mean"] <= summary["mean"]["high"]
+    assert summary["above"] == 2
+    (stuns,) = [line for line in lines if line.startswith("| stuns, paired |")]
+    cells = stuns.split(" | ")
+    assert cells[1] == ", ".join(f"{v:+.3f}" for v in paired)
+    assert cells[-1] == "2 of 3 |"
+    assert not any(line.startswith("warning:") for line in lines)
+    assert "| stuns, paired |" in (folder / "report.md").read_text()
+
+
+def test_across_seeds_warns_below_three_seeds_and_needs_a_cooperative_game():
+    two = main(["hocus_pocus_v1", "random", "random", "random", "--games", "2", "--across-seeds"])
+    assert two[-1] == "warning: 2 seeds; the protocol asks for at least 3"
+    for argv in (
+        ["hocus_pocus_v1", "random", "random"],
+        ["hexenflug_v1", "random", "random", "random"],
+    ):
+        with pytest.raises(ConfigError, match="--across-seeds needs a cooperative game"):
+            main([*argv, "--games", "4", "--across-seeds"])
+
+
 def test_out_folder_holds_the_command_provenance_tables_every_game_and_a_plot(tmp_path):
     argv = ["hexenflug_v1", "random", "random", "--games", "20", "--out", str(tmp_path / "run")]
     lines = main(argv)
