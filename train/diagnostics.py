@@ -5,18 +5,28 @@
   variance of the value estimates, mean number of legal actions and their share of the action
   space, policy entropy per decision; all over the learner's decisions.
 * ``phase/<name>/``: for games whose observation has a one-hot ``phase`` field (its meaning reads
-  ``one-hot phase: a, b, ...`` in ``envs.layout``), the share of decisions, the mean entropy and
-  the mean legal actions of each phase that occurred in the rollout.
+  ``one-hot phase: a, b, ...`` in ``envs.layout``), the share of decisions, the mean entropy,
+  the mean legal actions and the advantages' mean and mean absolute value (before
+  normalisation) of each phase that occurred in the rollout.
 * ``game/<figure>``: the mean of each of the game's own numbers (``info`` / batched ``figures``,
   e.g. Hocus Pocus' ``stuns``) over the games that finished in the rollout, and
   ``game/finished``, their count.
+
+``python -m train.diagnostics <run folder>`` prints a run's ``phase/`` figures as a table: each
+phase's mean over the first and the last tenth of the run's steps (:func:`phase_table`).
 """
 
 from __future__ import annotations
 
+import argparse
+from collections import defaultdict
+from pathlib import Path
+
 import torch
 
 import envs
+from envs.core.errors import ConfigError
+from train.runlog import read_metrics
 
 PHASE_PREFIX = "one-hot phase:"
 
@@ -85,6 +95,8 @@ def rollout_stats(
         stats[f"phase/{name}/share"] = float(in_phase.sum() / decisions)
         stats[f"phase/{name}/entropy"] = _mean(entropies, in_phase)
         stats[f"phase/{name}/legal_actions"] = _mean(legal, in_phase)
+        stats[f"phase/{name}/advantage_mean"] = _mean(advantages, in_phase)
+        stats[f"phase/{name}/advantage_abs_mean"] = _mean(advantages.abs(), in_phase)
     return stats
 
 
@@ -96,3 +108,66 @@ def game_stats(finished: list[dict[str, float]]) -> dict[str, float]:
         values = [figures[name] for figures in finished if name in figures]
         stats[f"game/{name}"] = sum(values) / len(values)
     return stats
+
+
+PHASE_FIGURES = ("share", "entropy", "legal_actions", "advantage_mean", "advantage_abs_mean")
+
+
+def phase_table(rows: list[tuple[int, str, float]], tail: float = 0.1) -> str:
+    """A markdown table of the ``phase/`` rows of a run log (``(step, key, value)``, as
+    :func:`train.runlog.read_metrics` reads them): per phase and figure, the mean over the rows
+    logged in the first ``tail`` of the run's steps and over those in the last ``tail``
+    (``first → last``; a figure a run did not log reads ``-``)."""
+    phase_rows = [(step, key, value) for step, key, value in rows if key.startswith("phase/")]
+    if not phase_rows:
+        raise ConfigError("the run log has no phase/ figures (a game without a phase field?)")
+    low, high = min(r[0] for r in phase_rows), max(r[0] for r in phase_rows)
+    first_until, last_from = low + tail * (high - low), high - tail * (high - low)
+    sums: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    phases: list[str] = []
+    for step, key, value in phase_rows:
+        _, phase, figure = key.split("/")
+        if phase not in phases:
+            phases.append(phase)
+        for part, inside in (("first", step <= first_until), ("last", step >= last_from)):
+            if inside:
+                sums[phase, figure, part].append(value)
+
+    def cell(phase: str, figure: str) -> str:
+        means = [sums.get((phase, figure, part)) for part in ("first", "last")]
+        return " → ".join(f"{sum(m) / len(m):.3f}" if m else "-" for m in means)
+
+    lines = [
+        f"phase figures, first → last {tail:.0%} of steps {low:,}–{high:,}",
+        "",
+        "| phase | " + " | ".join(f.replace("_", " ") for f in PHASE_FIGURES) + " |",
+        "|---|" + "---|" * len(PHASE_FIGURES),
+    ]
+    lines += [
+        f"| {phase} | " + " | ".join(cell(phase, f) for f in PHASE_FIGURES) + " |"
+        for phase in phases
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description="a training run's figures per phase")
+    parser.add_argument("run", type=Path, help="a run folder (its metrics.csv)")
+    parser.add_argument(
+        "--tail", type=float, default=0.1, help="share of the steps at each end (0-0.5]"
+    )
+    args = parser.parse_args(argv)
+    if not 0 < args.tail <= 0.5:
+        raise ConfigError(f"--tail must lie in (0, 0.5], got {args.tail}")
+    rows = read_metrics(args.run / "metrics.csv")
+    if not rows:
+        raise ConfigError(f"{str(args.run)!r} has no metrics.csv: not a training run folder")
+    text = phase_table(rows, args.tail)
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    from envs.core.errors import run_command
+
+    run_command(main)
