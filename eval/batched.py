@@ -60,12 +60,11 @@ from envs.core.folders import lock_folder
 from eval import report
 from eval.config import apply_override
 from eval.provenance import provenance
-from eval.stats import bootstrap_mean_interval, paired_difference, wilson_interval
+from eval.stats import MIN_SEEDS, bootstrap_mean_interval, paired_difference, wilson_interval
 
 ROW_AWARE = (PerGameAgents, BatchedNet)  # policies told which rows they act for, and new games
 MAX_THREADS = 256  # as a training config's ``threads``
 AGENT_SALT = 1  # the agents' streams, apart from the engine's (salt 0) on the same seeds
-MIN_SEEDS = 3  # docs/benchmark_protocol.md: at least 3 training seeds, better 5
 
 
 @dataclass
@@ -297,14 +296,14 @@ def seeds_table(summary: dict[str, dict[str, Any]], reference: str, score: str) 
         "| measure | per seed | mean over seeds [95% CI] | seeds with their interval above 0 |",
         "|---|---|---|---|",
     ]
-    for measure, name, cell in (
-        ("win", "win rate, paired", lambda v: f"{v:+.1%}"),
-        ("score", f"{score}, paired", lambda v: f"{v:+.3f}"),
+    for measure, name, form in (
+        ("win", "win rate, paired", "+.1%"),
+        ("score", f"{score}, paired", "+.3f"),
     ):
-        m = summary[measure]
-        mean = report.signed_pct(m["mean"]) if measure == "win" else _mean(m["mean"], "+")
-        per_seed = ", ".join(cell(v) for v in m["per_seed"])
-        lines.append(f"| {name} | {per_seed} | {mean} | {m['above']} of {count} |")
+        m, mean = summary[measure], summary[measure]["mean"]
+        per_seed = ", ".join(f"{v:{form}}" for v in m["per_seed"])
+        interval_cell = f"{mean['mean']:{form}} [{mean['low']:{form}}, {mean['high']:{form}}]"
+        lines.append(f"| {name} | {per_seed} | {interval_cell} | {m['above']} of {count} |")
     if count < MIN_SEEDS:
         lines += ["", f"warning: {count} seeds; the protocol asks for at least {MIN_SEEDS}"]
     return lines

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+MIN_SEEDS = 3  # docs/benchmark_protocol.md: at least 3 training seeds per result, better 5
+
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
     """Wilson score interval of a proportion (95% by default); (0, 1) when there are no trials."""

@@ -30,11 +30,10 @@ import yaml
 
 from envs.core.docs import update_file
 from envs.core.errors import ConfigError, run_command
-from eval.stats import bootstrap_mean_interval
+from eval.stats import MIN_SEEDS, bootstrap_mean_interval
 from train import runfolder
 from train.runlog import plot_learning_curve, read_metrics
 
-MIN_SEEDS = 3  # docs/benchmark_protocol.md: at least 3 seeds, better 5
 FINALS = ("final.pt", "final.zip", "final_rllib")  # a finished run's checkpoint, by trainer
 COOPERATIVE = (
     "| game | trainer | trained team [95% CI] | random team | best heuristic team [95% CI] "

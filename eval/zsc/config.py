@@ -32,9 +32,9 @@ from agents import HEURISTICS, make_agent
 from agents.specs import parse_spec
 from envs.core.errors import ConfigError
 from eval.config import MAX_GAMES, SEED_LIMIT, parse_model, read_yaml_file
+from eval.stats import MIN_SEEDS
 from train.config import TrainConfig, load_config
 
-MIN_SEEDS = 3
 QUICK_DIVISOR = 10  # --quick: each seed's steps (and warm-start games) divided by this
 QUICK_GAMES = 100  # --quick: at most this many games per composition (and final evaluation)
 CHECKPOINT_KINDS = {".pt": "torch", ".zip": "sb3"}  # a bare path's kind, by its suffix
