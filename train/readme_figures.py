@@ -30,7 +30,7 @@ ROWS = (
         "hocus_pocus_torch_residual_batched",
         "4,820,992 steps, 55 min, 1 thread, batched engine, prior heuristic:planner",
     ),
-    ("hocus_pocus_2p_torch", "9,916,416 steps, 102 min, 1 thread"),
+    ("hocus_pocus_2p_torch", "14,012,416 steps, 110 min, 1 thread, batched engine"),
     ("hocus_pocus_sb3", "1,687,552 steps, 25 min, 1 thread"),
     ("headless_horseman_torch", "3,883,008 steps, 10 min, 1 thread, batched engine"),
     ("headless_horseman_sb3", "1,413,120 steps, 10 min, 1 thread"),
