@@ -15,8 +15,9 @@ seats keeps one memory per seat.
 
 ``head`` is ``flat`` (one output row per action; checkpoints without the key) or ``factored``:
 the game's own head (:data:`FACTORED_HEADS`, by game module name) computes the logits from the
-observation and the trunk's hidden vector, e.g. one network shared by every "play card k on
-space s" of Hocus Pocus (:mod:`agents.hocus_pocus.head`).
+observation and the trunk's hidden vector (with a memory: the GRU's memory, updated from the
+trunk's), e.g. one network shared by every "play card k on space s" of Hocus Pocus
+(:mod:`agents.hocus_pocus.head`).
 
 ``prior`` (``""``: none) names a batched heuristic (e.g. ``heuristic:planner``) whose action is
 an input of the policy: its logit gets ``prior_weight`` added, a learnt scalar that starts at
@@ -84,9 +85,9 @@ def mlp(sizes: list[int]) -> nn.Sequential:
 
 
 class PolicyNet(nn.Module):
-    """Masked categorical actor (optionally with a GRU memory, or a game's factored head) and
-    value critic (which may read ``state()`` instead of the observation). A factored head needs
-    the ``env_id`` whose head it is and no recurrent core."""
+    """Masked categorical actor (optionally with a GRU memory, a game's factored head, or both)
+    and value critic (which may read ``state()`` instead of the observation). A factored head
+    needs the ``env_id`` whose head it is."""
 
     def __init__(
         self,
@@ -104,12 +105,12 @@ class PolicyNet(nn.Module):
         super().__init__()
         if head not in HEADS:
             raise ConfigError(f"head {head!r} unknown; heads: {list(HEADS)}")
-        if head == "factored" and recurrent:
-            raise ConfigError("head 'factored' needs recurrent 0 (the head reads no memory)")
         self.recurrent, self.head_kind = recurrent, head
         if head == "factored":
             self.trunk = mlp([obs_size, *hidden])
-            self.factored = factored_head(env_id)(hidden[-1], obs_size, num_actions)
+            if recurrent:
+                self.core = nn.GRUCell(hidden[-1], recurrent)
+            self.factored = factored_head(env_id)(recurrent or hidden[-1], obs_size, num_actions)
         elif recurrent:
             self.encoder = mlp([obs_size, *hidden])
             self.core = nn.GRUCell(hidden[-1], recurrent)
@@ -158,6 +159,33 @@ class PolicyNet(nn.Module):
         last hidden layer."""
         return self.recurrent or self.config["hidden"][-1]
 
+    def encode(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's last hidden layer ``[B, hidden]``: what the memory is updated from (or,
+        without one, the actor's features). It reads the observation alone, so a whole
+        sequence's steps are encoded in one pass."""
+        if self.head_kind == "factored":
+            return self.trunk(obs)
+        return self.encoder(obs) if self.recurrent else self.actor[0](obs)
+
+    def read(
+        self,
+        obs: torch.Tensor,
+        features: torch.Tensor,
+        mask: torch.Tensor,
+        prior: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """The masked logits from the actor's features (see :meth:`forward_actor`)."""
+        if self.head_kind == "factored":
+            logits = self.factored(obs, features, mask)
+        else:
+            logits = self.head(features) if self.recurrent else self.actor[1](features)
+        if self.prior:
+            if prior is None:
+                prior = self.prior_actions(obs, mask)
+            chosen = nn.functional.one_hot(prior, logits.shape[1]).to(logits.dtype)
+            logits = logits + self.prior_weight * chosen
+        return logits + (mask.to(logits.dtype) - 1.0) * 1e9
+
     def forward_actor(
         self,
         obs: torch.Tensor,
@@ -166,23 +194,12 @@ class PolicyNet(nn.Module):
         prior: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
         """:meth:`masked_logits` and the actor's features ``[B, feature_size]`` the logits are
-        read from (the last hidden layer, or the updated memory): what an auxiliary head
-        trained beside the policy reads."""
-        if self.head_kind == "factored":
-            features = self.trunk(obs)
-            logits = self.factored(obs, features, mask)
-        elif self.recurrent:
-            memory = features = self.core(self.encoder(obs), memory)
-            logits = self.head(memory)
-        else:
-            features = self.actor[0](obs)
-            logits = self.actor[1](features)
-        if self.prior:
-            if prior is None:
-                prior = self.prior_actions(obs, mask)
-            chosen = nn.functional.one_hot(prior, logits.shape[1]).to(logits.dtype)
-            logits = logits + self.prior_weight * chosen
-        return logits + (mask.to(logits.dtype) - 1.0) * 1e9, memory, features
+        read from (the trunk's last hidden layer, or the memory updated from it): what an
+        auxiliary head trained beside the policy reads."""
+        features = self.encode(obs)
+        if self.recurrent:
+            memory = features = self.core(features, memory)
+        return self.read(obs, features, mask, prior), memory, features
 
     def masked_logits(
         self,

@@ -153,8 +153,7 @@ def test_checkpoint_round_trips_and_plays_as_a_torch_agent(tmp_path):
             r"head 'factored': hexenflug_v1 has no factored head \(games with one: "
             r"\['hocus_pocus_v1'\]\)",
         ),
-        ({"recurrent": 8}, "head 'factored' needs trainer 'torch' and recurrent 0"),
-        ({"trainer": "sb3"}, "head 'factored' needs trainer 'torch' and recurrent 0"),
+        ({"trainer": "sb3"}, "head 'factored' needs trainer 'torch'"),
         (
             {"options": {"board": [[0, 0], [1, 1], [2, 2], [3, 3], [4, 4]]}},
             r"head 'factored' assumes the default board \(options it cannot be used with",
@@ -177,9 +176,10 @@ def test_the_head_refuses_another_layout():
         HocusPocusHead(16, 1000, A.NUM_ACTIONS)
 
 
-@pytest.mark.parametrize("engine", ["reference", "batched"])
-def test_the_trainer_warm_starts_and_saves_a_factored_net(engine, tmp_path):
-    """Both engines, with a centralized critic and a warm start: the checkpoint has the head."""
+@pytest.mark.parametrize("engine, recurrent", [("reference", 0), ("batched", 0), ("batched", 8)])
+def test_the_trainer_warm_starts_and_saves_a_factored_net(engine, recurrent, tmp_path):
+    """Both engines, with a centralized critic and a warm start, with or without a memory read
+    by the head: the checkpoint has the head and the memory, and plays a game."""
     config = parse_config(
         {
             "env": HP,
@@ -196,13 +196,39 @@ def test_the_trainer_warm_starts_and_saves_a_factored_net(engine, tmp_path):
             "eval_every": 100,
             "eval_games": 1,
             "warm_start": {"agent": "heuristic:greedy", "games": 2, "epochs": 1, "bc_coef": 0.5},
+            "recurrent": recurrent,
             "out": str(tmp_path),
         }
     )
     checkpoint = train(config, RunLog(config.folder, quiet=True, plot=False))
     saved = torch.load(checkpoint, weights_only=True)
     assert saved["head"] == "factored" and saved["env_id"] == HP
-    assert make_agent(f"torch:{checkpoint}", HP).net.head_kind == "factored"
+    assert saved["recurrent"] == recurrent
+    agent = make_agent(f"torch:{checkpoint}", HP)
+    assert agent.net.head_kind == "factored"
+    env = envs.make(HP, num_players=2)
+    env.reset(seed=0)
+    for _name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        done = terminated or truncated
+        env.step(
+            None if done else agent.act(observation["observation"], observation["action_mask"])
+        )
+    assert (agent.memory is not None) == bool(recurrent)
+
+
+def test_a_factored_head_reads_the_memory():
+    """With a memory, the same observation gets other logits after another history."""
+    torch.manual_seed(0)
+    net = PolicyNet(1186, A.NUM_ACTIONS, [32], recurrent=8, head="factored", env_id=HP)
+    obs, mask = played_observations(games=1)
+    with torch.no_grad():
+        fresh, memory = net.masked_logits(obs[5:6], mask[5:6])
+        _, seen = net.masked_logits(obs[:1], mask[:1])
+        after, _ = net.masked_logits(obs[5:6], mask[5:6], seen)
+    assert memory.shape == (1, 8)
+    legal = mask[5].bool()
+    assert not torch.allclose(fresh[0, legal], after[0, legal])
 
 
 def test_cloning_greedy_plays_cards_better_with_the_factored_head():

@@ -28,10 +28,10 @@ from envs.core.layout import Field
 from envs.core.options import CommonOptions, option
 from envs.core.rules import PhasedRules
 from envs.registry import REGISTRY, EnvSpec
-from train import sequences
+from train import sequences, warm_start
 from train.bridge import SingleAgentBridge
 from train.config import parse_config
-from train.ppo import train, unroll
+from train.ppo import train
 from train.runlog import RunLog
 
 torch.set_num_threads(1)
@@ -215,7 +215,7 @@ def test_unrolled_sequences_reproduce_the_rollouts_memories():
         seqs = sequences.cut(decides, seats, dones, seq_len, burn_in)
         idx = seqs.rows.reshape(-1)
         start = memory_buf.reshape(steps * n_envs, -1)[seqs.rows[:, 0]]
-        logits, features = unroll(
+        logits, features = sequences.unroll(
             net, obs.reshape(-1, 3)[idx], mask.reshape(-1, 4)[idx], None, start, seqs.reset,
             seqs.burn,
         )  # fmt: skip
@@ -237,7 +237,7 @@ def test_the_gradient_flows_back_to_a_sequences_first_step():
         seqs = sequences.cut(decides, seats, dones, seq_len, burn_in)
         start = torch.rand(len(seqs.rows), 5, requires_grad=True)
         idx = seqs.rows.reshape(-1)
-        logits, _ = unroll(
+        logits, _ = sequences.unroll(
             net, obs[idx], torch.ones(len(idx), 4), None, start, seqs.reset, seqs.burn
         )
         at = (idx == 8) & seqs.weight.reshape(-1).bool()  # row 8 = step 4, env 0 (seat 0)
@@ -325,3 +325,82 @@ def test_a_long_recall_needs_the_gradient_through_time(recall, tmp_path):
     slow = {"recurrent": 16, "total_steps": 24_576, "learning_rate": 2e-3, "options": {"delay": 8}}
     assert abs(trained_return(tmp_path, seq_len=1, **slow)) < 0.5
     assert trained_return(tmp_path, seq_len=16, **slow) > 1.8
+
+
+# ---------------------------------------------------------------------------- cloning with memory
+class RecallOracle:
+    """Names its cue at the answer: what a demonstrator with a memory does."""
+
+    def reset(self, seed: int | None = None) -> None:
+        self.cue = 0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if observation[:2].any():
+            self.cue = int(observation[1])
+        return self.cue
+
+
+def oracle_demonstrations(monkeypatch, tmp_path, games: int, **extra):
+    """The config (``warm_start`` of ``games`` oracle games) and the oracle's recorded games."""
+    spec = {"agent": "random", "games": games, "epochs": 30, "batch_size": 64, "critic": False}
+    config = parse_config(recall_config(tmp_path, warm_start=spec, **extra))
+    monkeypatch.setattr(warm_start, "make_agent", lambda spec, env: RecallOracle())
+    return config, warm_start.collect(config, quiet=True)
+
+
+def test_demonstrations_keep_each_seats_decisions_of_a_game_in_order(recall, monkeypatch, tmp_path):
+    """Recall at 2 players, delay 3: a game is 8 decisions, 4 a seat, the seats alternating;
+    every record is in exactly one stream, each stream is one seat's 4 in play order."""
+    _, demos = oracle_demonstrations(monkeypatch, tmp_path, games=5)
+    assert len(demos) == 40 and demos.streams.shape == (10, 4)
+    assert demos.lengths.tolist() == [4] * 10
+    assert sorted(demos.streams.reshape(-1).tolist()) == list(range(40))
+    for rows in demos.streams.tolist():
+        assert rows == sorted(rows) and len({r % 2 for r in rows}) == 1
+        assert all(b - a == 2 for a, b in zip(rows, rows[1:], strict=False))
+    # a cue is a stream's first observation, the answer flag its last
+    obs = demos.batch(torch.arange(10), recurrent=True)["obs"].reshape(10, 4, -1)
+    assert obs[:, 0, :2].sum(-1).eq(1).all() and obs[:, 3, 2].eq(1).all()
+
+
+def test_streams_of_unequal_length_are_padded_and_weigh_nothing():
+    """Streams of 3, 1 and 2 records (ids in play order): padding repeats a stream's last
+    record and takes weight 0, so every record counts once."""
+    layout = warm_start._streams(torch.tensor([7, 5, 7, 9, 7, 9]))
+    assert layout["streams"].tolist() == [[1, 1, 1], [0, 2, 4], [3, 5, 5]]
+    assert layout["lengths"].tolist() == [1, 3, 2]
+
+
+def test_a_recurrent_clone_learns_what_only_memory_tells(recall, monkeypatch, tmp_path):
+    """Cloning the oracle: the answer depends on the cue 3 decisions earlier. A recurrent clone
+    (whole streams through time) names the cue at every answer of fresh games; a feed-forward
+    clone cannot do better than chance there."""
+    config, demos = oracle_demonstrations(monkeypatch, tmp_path, games=200, recurrent=16)
+    fresh = oracle_demonstrations(monkeypatch, tmp_path, games=100, recurrent=16, seed=9)[1]
+    streams = torch.arange(len(fresh.streams))
+    right = {}
+    for memory in (16, 0):
+        torch.manual_seed(0)
+        net = PolicyNet(3, 2, [16], recurrent=memory)
+        cfg = config.model_copy(update={"recurrent": memory})
+        figures = warm_start.clone(net, demos, cfg, lambda epoch, figures: None)
+        batch = fresh.batch(streams, recurrent=bool(memory))
+        with torch.no_grad():
+            best = warm_start.actor_logits(net, batch).argmax(-1)
+        answers = batch["obs"][:, 2] == 1
+        right[memory] = float((best == batch["action"])[answers].float().mean())
+        assert 0 <= figures["agreement"] <= 1
+    assert right[16] > 0.95 and right[0] < 0.7, right
+
+
+def test_a_recurrent_run_warm_starts_and_keeps_cloning_under_ppo(recall, monkeypatch, tmp_path):
+    """A recurrent config with a warm start and bc_coef (the cloning loss on whole streams
+    inside PPO's): 512 steps of PPO from the clone end with a recurrent checkpoint that still
+    answers both cues (PPO alone needs 4,096 steps, test above)."""
+    spec = {"agent": "random", "games": 100, "epochs": 30, "batch_size": 64, "critic": False}
+    monkeypatch.setattr(warm_start, "make_agent", lambda spec, env: RecallOracle())
+    extra = {"recurrent": 16, "seq_len": 8, "total_steps": 512, "learning_rate": 1e-3}
+    config = parse_config(recall_config(tmp_path, warm_start={**spec, "bc_coef": 1.0}, **extra))
+    checkpoint = train(config, RunLog(config.folder, quiet=True))
+    assert torch.load(checkpoint, weights_only=True)["recurrent"] == 16
+    assert mean_return(checkpoint) > 1.8

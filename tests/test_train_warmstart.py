@@ -50,7 +50,6 @@ def config(tmp_path=None, **extra):
         ({"warm_start": {**GREEDY, "epochs": 0}}, "warm_start.epochs"),
         ({"warm_start": {**GREEDY, "bc_coef": -1.0}}, "warm_start.bc_coef"),
         ({"warm_start": {**GREEDY, "games_": 3}}, r"warm_start: unknown key\(s\) \['games_'\]"),
-        ({"warm_start": {**GREEDY}, "recurrent": 8}, "warm_start needs recurrent 0"),
         (
             {"warm_start": {**GREEDY, "bc_coef": 0.5}, "trainer": "sb3"},
             "warm_start.bc_coef needs trainer 'torch'",

@@ -175,8 +175,8 @@ class TrainConfig(BaseModel):
         description="torch trainer: the actor's output layer. `flat`: one output row per "
         "action; `factored`: the game's own head (agents.torch_policy.FACTORED_HEADS; "
         "hocus_pocus_v1 only), where one small network shared by every card and space scores "
-        "each play from the card's and the space's features (agents.hocus_pocus.head); "
-        "needs recurrent 0",
+        "each play from the card's and the space's features (agents.hocus_pocus.head), "
+        "reading the GRU's memory with recurrent > 0",
     )
     prior: str = Field(
         "",
@@ -386,8 +386,6 @@ class TrainConfig(BaseModel):
         if aids and self.trainer == "rllib":
             raise ValueError(f"{', '.join(aids)} need trainer 'torch' or 'sb3'")
         if self.warm_start:
-            if self.recurrent:
-                raise ValueError("warm_start needs recurrent 0 (cloning feeds no memory)")
             if self.warm_start.bc_coef and self.trainer != "torch":
                 raise ValueError("warm_start.bc_coef needs trainer 'torch'")
             try:
@@ -421,12 +419,12 @@ class TrainConfig(BaseModel):
         return self.centralized_critic or self.belief_coef > 0
 
     def _check_head(self) -> None:
-        """A factored head: trainer torch, no recurrent core, a game that has one, and none of
-        the options its tables assume at their defaults (in ``options`` or a curriculum stage)."""
+        """A factored head: trainer torch, a game that has one, and none of the options its
+        tables assume at their defaults (in ``options`` or a curriculum stage)."""
         from agents.torch_policy import factored_head
 
-        if self.trainer != "torch" or self.recurrent:
-            raise ValueError("head 'factored' needs trainer 'torch' and recurrent 0")
+        if self.trainer != "torch":
+            raise ValueError("head 'factored' needs trainer 'torch'")
         try:
             head = factored_head(self.env)
         except ConfigError as err:

@@ -16,8 +16,8 @@ CleanRL's ``ppo.py``).
   back-propagates through time, truncated at ``seq_len`` decisions: each env and seat's
   decisions in the rollout are cut into sequences (:mod:`train.sequences`), each started from
   the memory stored at its first step, with the memory reset where an episode begins inside
-  it; minibatches are whole sequences, and :func:`unroll` runs the GRU over them with the
-  gradient flowing through every step. The first ``burn_in`` steps of a sequence (the
+  it; minibatches are whole sequences, and :func:`train.sequences.unroll` runs the GRU over
+  them with the gradient flowing through every step. The first ``burn_in`` steps of a sequence (the
   decisions just before its own, when the stream has them) only warm the memory with the
   current weights: no loss, no gradient.
 * ``warm_start``: before the first update, the network clones a demonstrator's recorded
@@ -116,36 +116,6 @@ def gae(
         settled[t] = 1.0 - open_tail
         open_tail = open_tail * (1.0 - learners[t])
     return advantages, settled
-
-
-def unroll(
-    net: PolicyNet,
-    obs: torch.Tensor,
-    mask: torch.Tensor,
-    prior: torch.Tensor | None,
-    start: torch.Tensor,
-    reset: torch.Tensor,
-    burn: torch.Tensor,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The masked logits ``[S * L, A]`` of ``S`` sequences of ``L`` steps, sequence-major like
-    ``obs`` ``[S * L, obs_size]``, ``mask`` and ``prior``, and the memories they were read from
-    ``[S * L, memory]`` (the actor's features): the GRU runs from the stored memory ``start``
-    ``[S, memory]`` through every step with the gradient flowing along, restarts at zeros before
-    the steps where ``reset`` ``[S, L]`` says so, and passes no gradient back through the
-    burn-in steps (``burn`` ``[S, L]``)."""
-    n_seqs, length = reset.shape
-    obs, mask = obs.reshape(n_seqs, length, -1), mask.reshape(n_seqs, length, -1)
-    prior = prior.reshape(n_seqs, length) if prior is not None else None
-    memory, logits, memories = start, [], []
-    for j in range(length):
-        memory = torch.where(reset[:, j, None], 0.0, memory)
-        step_prior = prior[:, j] if prior is not None else None
-        out, updated = net.masked_logits(obs[:, j], mask[:, j], memory, step_prior)
-        memory = torch.where(burn[:, j, None], updated.detach(), updated)
-        logits.append(out)
-        memories.append(memory)
-    flat = n_seqs * length
-    return torch.stack(logits, 1).reshape(flat, -1), torch.stack(memories, 1).reshape(flat, -1)
 
 
 def critic_loss(
@@ -443,7 +413,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                     if config.recurrent:
                         start = b_memory[seqs.rows[pick, 0]]  # [B, memory] stored at the start
                         reset, burn = seqs.reset[pick], seqs.burn[pick]
-                        logits, features = unroll(net, obs, mask, prior, start, reset, burn)
+                        logits, features = sequences.unroll(
+                            net, obs, mask, prior, start, reset, burn
+                        )
                     else:
                         logits, _, features = net.forward_actor(obs, mask, None, prior)
                     predicted = net.value(critic)
@@ -474,8 +446,11 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                         kept = weight > 0
                         believed.append((guessed.detach()[kept], target[kept]))
                 if bc and demos is not None:
-                    picks = torch.randint(len(demos), (size,))
-                    demo = {k: v.to(device) for k, v in demos.batch(picks).items()}
+                    recurrent = bool(config.recurrent)
+                    decisions = size * config.seq_len if recurrent else size
+                    count = demos.per_batch(decisions, recurrent)
+                    picks = torch.randint(demos.units(recurrent), (count,))
+                    demo = {k: v.to(device) for k, v in demos.batch(picks, recurrent).items()}
                     loss = loss + bc * warm_start.cloning_loss(net, demo)
                 optimizer.zero_grad()
                 loss.backward()

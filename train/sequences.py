@@ -1,4 +1,5 @@
-"""Cutting a rollout into sequences for recurrent PPO (truncated back-propagation through time).
+"""Cutting a rollout into sequences for recurrent PPO (truncated back-propagation through time),
+and running the GRU over them (:func:`unroll`).
 
 The rollout is ``[T, N]`` (steps by envs). One policy plays several seats of a game and keeps
 one memory per env and seat, so a seat's decisions are interleaved with other seats' steps:
@@ -22,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+
+from agents.torch_policy import PolicyNet
 
 
 @dataclass(frozen=True)
@@ -80,3 +83,31 @@ def cut(
         burn=slot < starts[:, None],
         reset=reset[slot] & valid,
     )
+
+
+def unroll(
+    net: PolicyNet,
+    obs: torch.Tensor,
+    mask: torch.Tensor,
+    prior: torch.Tensor | None,
+    start: torch.Tensor,
+    reset: torch.Tensor,
+    burn: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The masked logits ``[S * L, A]`` of ``S`` sequences of ``L`` steps, sequence-major like
+    ``obs`` ``[S * L, obs_size]``, ``mask`` and ``prior``, and the memories they were read from
+    ``[S * L, memory]`` (the actor's features): the GRU runs from the stored memory ``start``
+    ``[S, memory]`` through every step with the gradient flowing along, restarts at zeros before
+    the steps where ``reset`` ``[S, L]`` says so, and passes no gradient back through the
+    burn-in steps (``burn`` ``[S, L]``). Only the GRU steps one at a time: the trunk before it
+    and the head after it each run once over every step."""
+    n_seqs, length = reset.shape
+    encoded = net.encode(obs).reshape(n_seqs, length, -1)
+    memory, memories = start, []
+    for j in range(length):
+        memory = torch.where(reset[:, j, None], 0.0, memory)
+        updated = net.core(encoded[:, j], memory)
+        memory = torch.where(burn[:, j, None], updated.detach(), updated)
+        memories.append(memory)
+    features = torch.stack(memories, 1).reshape(n_seqs * length, -1)
+    return net.read(obs, features, mask, prior), features

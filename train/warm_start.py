@@ -10,9 +10,13 @@ stored sparse (a Hocus Pocus observation has about 5% non-zeros).
 
 :func:`clone` trains a :class:`~agents.torch_policy.PolicyNet` on them: cross-entropy of the
 masked logits against the demonstrator's actions and, with ``warm_start.critic``, half the squared
-error of the value against the return (weighted by ``vf_coef``). :func:`clone_sb3` does the same
-for MaskablePPO through its policy's ``evaluate_actions``. :func:`cloning_loss` is the auxiliary
-term the PyTorch trainer adds to PPO's loss with weight :func:`bc_weight`.
+error of the value against the return (weighted by ``vf_coef``). A feed-forward net learns from
+shuffled single decisions. A recurrent net learns from whole *streams*, one seat's decisions in
+one game in order, its memory starting at zeros as in play, the gradient flowing back through
+the whole game (:func:`train.sequences.unroll`); a batch holds about ``batch_size`` decisions'
+worth of streams. :func:`clone_sb3` does the same for MaskablePPO through its policy's
+``evaluate_actions``. :func:`cloning_loss` is the auxiliary term the PyTorch trainer adds to
+PPO's loss with weight :func:`bc_weight`.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from tqdm import tqdm
 
 from agents import Agent, make_agent
 from agents.torch_policy import PolicyNet
-from train import curriculum
+from train import curriculum, sequences
 from train.bridge import SingleAgentBridge, shaping
 from train.config import TrainConfig
 from train.vector import opponent_pool
@@ -79,22 +83,46 @@ class SparseRows:
 @dataclass
 class Demonstrations:
     """The demonstrator's decisions: ``obs`` and ``critic`` rows, ``masks`` ``[N, A]`` bool,
-    ``actions`` ``[N]`` long, ``returns`` ``[N]`` float32, and the mean of each game's own
-    numbers (``figures``, e.g. ``stuns``) over the games played."""
+    ``actions`` ``[N]`` long, ``returns`` ``[N]`` float32, ``streams`` ``[M, L]`` long (each
+    stream's records in order, one seat in one game, padded by repeating its last record) with
+    ``lengths`` ``[M]``, and the mean of each game's own numbers (``figures``, e.g. ``stuns``)
+    over the games played."""
 
     obs: SparseRows
     critic: SparseRows | None
     masks: torch.Tensor
     actions: torch.Tensor
     returns: torch.Tensor
+    streams: torch.Tensor
+    lengths: torch.Tensor
     figures: dict[str, float]
 
     def __len__(self) -> int:
         return len(self.actions)
 
-    def batch(self, rows: torch.Tensor) -> dict[str, torch.Tensor]:
-        """Records ``rows`` as dense tensors: ``obs``, ``mask`` (float), ``action``, ``critic``,
-        ``returns``."""
+    def units(self, recurrent: bool) -> int:
+        """How many units a pass shuffles: records, or streams for a recurrent net."""
+        return len(self.streams) if recurrent else len(self)
+
+    def per_batch(self, decisions: int, recurrent: bool) -> int:
+        """Units in a batch of about ``decisions`` decisions (at least 1)."""
+        if not recurrent:
+            return decisions
+        return max(1, round(decisions * len(self.streams) / len(self)))
+
+    def batch(self, picks: torch.Tensor, recurrent: bool = False) -> dict[str, torch.Tensor]:
+        """Records ``picks`` (or, ``recurrent``, streams ``picks``, stream-major) as dense
+        tensors: ``obs``, ``mask`` (float), ``action``, ``critic``, ``returns`` and ``weight``
+        (0 on a stream's padding), and for a recurrent batch ``resets`` ``[S, L]``, all False:
+        each stream runs from a zero memory to its end."""
+        weight = torch.ones(len(picks))
+        rows, extra = picks, {}
+        if recurrent:
+            rows = self.streams[picks].reshape(-1)
+            slots = torch.arange(self.streams.shape[1])
+            valid = slots < self.lengths[picks, None]
+            weight = valid.float().reshape(-1)
+            extra = {"resets": torch.zeros_like(valid)}
         obs = self.obs.dense(rows)
         return {
             "obs": obs,
@@ -102,6 +130,8 @@ class Demonstrations:
             "action": self.actions[rows],
             "critic": self.critic.dense(rows) if self.critic is not None else obs,
             "returns": self.returns[rows],
+            "weight": weight,
+            **extra,
         }
 
 
@@ -124,12 +154,14 @@ def collect(config: TrainConfig, quiet: bool = False) -> Demonstrations:
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
+    streams: list[int] = []
     totals: dict[str, float] = {}
     players: dict[int, Agent] = {}
     rng = np.random.default_rng(config.seed + SEED_OFFSET)
-    for _ in tqdm(range(spec.games), desc="warm start: recording", unit="game", disable=quiet):
+    seats = len(bridge.aec.possible_agents)
+    for game in tqdm(range(spec.games), desc="warm start: recording", unit="game", disable=quiet):
         obs, _ = bridge.reset()
-        for seat in range(len(bridge.aec.possible_agents)):
+        for seat in range(seats):
             players.setdefault(seat, make_agent(spec.agent, config.env)).reset(
                 int(rng.integers(2**31))
             )
@@ -141,6 +173,7 @@ def collect(config: TrainConfig, quiet: bool = False) -> Demonstrations:
             if critic_rows is not None:
                 critic_rows.append(bridge.state())
             masks.append(mask)
+            streams.append(game * seats + bridge.seat())
             action = int(players[bridge.seat()].act(obs, mask.astype(np.int8)))
             actions.append(action)
             obs, reward, term, trunc, info = bridge.step(action)
@@ -159,8 +192,19 @@ def collect(config: TrainConfig, quiet: bool = False) -> Demonstrations:
         masks=torch.from_numpy(np.stack(masks)),
         actions=torch.tensor(actions, dtype=torch.long),
         returns=torch.tensor(returns, dtype=torch.float32),
+        **_streams(torch.tensor(streams, dtype=torch.long)),
         figures={name: total / spec.games for name, total in totals.items()},
     )
+
+
+def _streams(stream: torch.Tensor) -> dict[str, torch.Tensor]:
+    """``streams`` ``[M, L]`` and ``lengths`` ``[M]`` from each record's stream id (records in
+    play order): each stream's records in order, padded by repeating its last one."""
+    ids, order = torch.sort(stream, stable=True)
+    _, lengths = torch.unique_consecutive(ids, return_counts=True)
+    first = torch.cumsum(lengths, 0) - lengths
+    slots = torch.minimum(torch.arange(int(lengths.max())), lengths[:, None] - 1)
+    return {"streams": order[first[:, None] + slots], "lengths": lengths}
 
 
 def _discounted(rewards: list[float], gamma: float) -> list[float]:
@@ -172,10 +216,26 @@ def _discounted(rewards: list[float], gamma: float) -> list[float]:
     return out[::-1]
 
 
+def actor_logits(net: PolicyNet, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    """``net``'s masked logits on a :meth:`Demonstrations.batch`: record by record, or along
+    each stream from a zero memory for a recurrent batch."""
+    if "resets" not in batch:
+        return net.masked_logits(batch["obs"], batch["mask"])[0]
+    resets = batch["resets"]
+    start = torch.zeros(len(resets), net.recurrent, device=resets.device)
+    return sequences.unroll(net, batch["obs"], batch["mask"], None, start, resets, resets)[0]
+
+
+def _weighted_mean(values: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    return (values * weight).sum() / weight.sum().clamp(min=1.0)
+
+
 def cloning_loss(net: PolicyNet, batch: dict[str, torch.Tensor]) -> torch.Tensor:
     """Mean cross-entropy of ``net``'s masked logits against the demonstrator's actions."""
-    logits = net.masked_logits(batch["obs"], batch["mask"])[0]
-    return torch.nn.functional.cross_entropy(logits, batch["action"])
+    ce = torch.nn.functional.cross_entropy(
+        actor_logits(net, batch), batch["action"], reduction="none"
+    )
+    return _weighted_mean(ce, batch["weight"])
 
 
 def bc_weight(config: TrainConfig, step: int) -> float:
@@ -200,14 +260,17 @@ def _passes(
     if spec is None:
         raise ValueError("cloning needs a config with warm_start")
     generator = torch.Generator().manual_seed(config.seed)
+    recurrent = bool(config.recurrent)
+    units, size = demos.units(recurrent), demos.per_batch(spec.batch_size, recurrent)
     figures: dict[str, float] = {}
     for epoch in range(spec.epochs):
-        order = torch.randperm(len(demos), generator=generator)
+        order = torch.randperm(units, generator=generator)
         sums = torch.zeros(3)
-        for lo in range(0, len(demos), spec.batch_size):
-            rows = order[lo : lo + spec.batch_size]
-            ce, value_loss, agree = step(demos.batch(rows))
-            sums += torch.stack([ce.detach() * len(rows), value_loss.detach() * len(rows), agree])
+        for lo in range(0, units, size):
+            batch = demos.batch(order[lo : lo + size], recurrent)
+            ce, value_loss, agree = step(batch)
+            decisions = batch["weight"].sum()
+            sums += torch.stack([ce.detach() * decisions, value_loss.detach() * decisions, agree])
         loss, value_loss, agreement = (sums / len(demos)).tolist()
         figures = {"loss": loss, "value_loss": value_loss, "agreement": agreement}
         report(epoch, figures)
@@ -229,15 +292,19 @@ def clone(
     optimizer = torch.optim.Adam(net.parameters(), lr=spec.learning_rate)
 
     def step(batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        logits = net.masked_logits(batch["obs"], batch["mask"])[0]
-        ce = torch.nn.functional.cross_entropy(logits, batch["action"])
-        value_loss = 0.5 * (net.value(batch["critic"]) - batch["returns"]).pow(2).mean()
+        logits, weight = actor_logits(net, batch), batch["weight"]
+        ce = _weighted_mean(
+            torch.nn.functional.cross_entropy(logits, batch["action"], reduction="none"), weight
+        )
+        error = 0.5 * (net.value(batch["critic"]) - batch["returns"]).pow(2)
+        value_loss = _weighted_mean(error, weight)
         loss = ce + config.vf_coef * value_loss if spec.critic else ce
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
         optimizer.step()
-        return ce, value_loss, (logits.argmax(-1) == batch["action"]).sum().float()
+        agree = (logits.argmax(-1) == batch["action"]).float()
+        return ce, value_loss, (agree * weight).sum()
 
     return _passes(demos, config, step, report)
 

@@ -57,13 +57,13 @@ class Speed:
 
 
 # On this release's machine (2 cores of an AMD EPYC, one busy with another run), at the shipped
-# configs' settings and player counts: steps/s from their runs' metrics.csv (Hocus Pocus 4p on
-# the reference engine with its factored head, the Horseman 3p on the batched engine); games
+# configs' settings and player counts: steps/s from their runs' metrics.csv (Hocus Pocus 4p and
+# the Horseman 3p on the batched engine, Hocus Pocus with its factored head); games
 # timed with the shipped checkpoints and the heuristics; Hocus Pocus' warm start (2,000 planner
 # games recorded, 4 epochs of cloning) took 26 minutes beside other jobs, about half unloaded.
 # A heavier load slows all of it (4-10x seen): the probe measures the training as it is now.
 SPEEDS = {
-    "hocus_pocus_v1": Speed(1_400, 0.8, 0.05, 0.4),
+    "hocus_pocus_v1": Speed(2_400, 0.8, 0.05, 0.4),
     "headless_horseman_v1": Speed(6_700, 0.07, 0.015, 0.03),
 }
 DEFAULT_SPEED = Speed(2_000, 0.5, 0.05, 0.1)  # a game with no figures yet: a rough guess

@@ -1,0 +1,142 @@
+"""One table from several runs of the cooperative-AI protocol: a row per training method.
+
+``python -m eval.zsc.methods "PPO=runs/zsc/ppo" "recurrent=runs/zsc/recurrent" ... --out
+docs/results/hocus_pocus_methods [--readme README.md]`` reads each folder's ``results.json``
+(written by ``python -m eval.zsc``) and writes ``report.md``: per method its training (the
+overrides of the protocol's training config and the seeds' steps), self-play and cross-play
+means, their ratio, and the ad-hoc score beside each partner kind (mean over seeds), every
+figure with its 95% interval. The folders must play the same game, player count, measure,
+deals and partners, or the rows would not compare. ``--readme`` also rewrites the README's
+``methods`` block.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from envs.core.docs import update_file
+from envs.core.errors import ConfigError, run_command
+from eval.zsc.report import interval, measure_name, ratio
+
+SAME = ("env", "players", "measure", "score", "games", "first_seed")
+
+
+def load(folder: Path) -> dict[str, Any]:
+    """A protocol's summary (its ``results.json``); a :class:`ConfigError` naming the folder
+    when there is none."""
+    path = folder / "results.json"
+    if not path.is_file():
+        raise ConfigError(f"{folder}: no results.json (run python -m eval.zsc with out: {folder})")
+    return json.loads(path.read_text())
+
+
+def check_comparable(summaries: dict[str, dict[str, Any]]) -> None:
+    """Every summary plays the same game, table, measure, deals and partners."""
+    (first_name, first), *others = summaries.items()
+    for name, summary in others:
+        for key in SAME:
+            if summary[key] != first[key]:
+                raise ConfigError(
+                    f"{name}: {key} is {summary[key]!r}, {first_name}'s is {first[key]!r}; "
+                    "methods compare only on the same game, measure and deals"
+                )
+        if list(summary["adhoc"]) != list(first["adhoc"]):
+            raise ConfigError(
+                f"{name}: partners {list(summary['adhoc'])}, {first_name}'s "
+                f"{list(first['adhoc'])}; every method needs the same partners"
+            )
+
+
+def training(summary: dict[str, Any]) -> str:
+    """What the seeds trained: the overrides of the training config and their steps."""
+    config = summary["config"]
+    overrides = ", ".join(
+        f"{k}: {v}" for k, v in config["train_overrides"].items() if (k, v) != ("max_minutes", 0)
+    )
+    if config.get("checkpoints"):
+        overrides = "given checkpoints"
+    steps = sorted({run["steps"] for run in summary["runs"] if run["steps"]})
+    spread = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,}–{steps[-1]:,}"
+    return f"`{config['train']}` {{{overrides}}}, {spread} steps" if steps else overrides
+
+
+def table(summaries: dict[str, dict[str, Any]]) -> str:
+    """The Markdown table: a row per method."""
+    first = next(iter(summaries.values()))
+    partners = list(first["adhoc"])
+    measure = measure_name(first)
+    lines = [
+        f"| method | training per seed | {measure}: self-play [95% CI] | cross-play [95% CI] | "
+        "cross / self [95% CI] | "
+        + " | ".join(f"beside {first['labels'][p]} ×{first['players'] - 1}" for p in partners)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * len(partners),
+    ]
+    for name, s in summaries.items():
+        adhoc = [interval(s, s["adhoc"][p]["numerator"]) for p in partners]
+        lines.append(
+            f"| {name} | {training(s)} | {interval(s, s['selfplay'])} | "
+            f"{interval(s, s['crossplay'])} | {ratio(s['ratio'])} | " + " | ".join(adhoc) + " |"
+        )
+    return "\n".join(lines)
+
+
+def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> str:
+    first = next(iter(summaries.values()))
+    seeds = {len(s["runs"]) for s in summaries.values()}
+    return "\n".join(
+        [
+            f"# Training methods compared: {first['env']}, {first['players']} players",
+            "",
+            f"Each row is one run of the cooperative-AI protocol (`python -m eval.zsc`): "
+            f"{'/'.join(map(str, sorted(seeds)))} training seeds of the method, "
+            f"{first['games']} games per seat composition on seeds from {first['first_seed']} "
+            "(the same deals for every row). Self-play: a seed's own team; cross-play: two "
+            "seeds half and half; the ad-hoc columns: one seed with partners of one kind, mean "
+            "over seeds. Intervals: 95%, two-stage percentile bootstrap (seeds or pairs of "
+            "seeds, then deals).",
+            "",
+            table(summaries),
+            "",
+            "Each method's own report: "
+            + ", ".join(f"[{name}]({folders[name]}/report.md)" for name in summaries)
+            + ".",
+            "",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(
+        prog="python -m eval.zsc.methods", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("methods", nargs="+", help="NAME=FOLDER: a method and its protocol's out")
+    parser.add_argument("--out", type=Path, required=True, help="folder for report.md")
+    parser.add_argument("--readme", type=Path, help="also rewrite this file's methods block")
+    args = parser.parse_args(argv)
+    folders: dict[str, Path] = {}
+    for item in args.methods:
+        name, sep, folder = item.partition("=")
+        if not sep or not name or not folder:
+            raise ConfigError(f"{item!r}: give each method as NAME=FOLDER")
+        if name in folders:
+            raise ConfigError(f"method {name!r} given twice")
+        folders[name] = Path(folder)
+    summaries = {name: load(folder) for name, folder in folders.items()}
+    check_comparable(summaries)
+    args.out.mkdir(parents=True, exist_ok=True)
+    relative = {name: Path(os.path.relpath(folder, args.out)) for name, folder in folders.items()}
+    (args.out / "report.md").write_text(markdown(summaries, relative))
+    text = table(summaries)
+    if args.readme:
+        update_file(args.readme, {"methods": text})
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    run_command(main)

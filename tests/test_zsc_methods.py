@@ -1,0 +1,71 @@
+"""The training-methods table (``python -m eval.zsc.methods``, issue 30): a row per protocol run
+with its own figures, the README block rewritten, and runs that do not compare refused."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+import envs
+from eval.zsc import methods
+
+SHIPPED = Path("docs/results/hocus_pocus_zsc/results.json")
+
+
+def protocol_run(folder: Path, overrides: dict, selfplay: float, **changes) -> Path:
+    """A copy of the shipped protocol's summary with other overrides and a self-play mean."""
+    summary = copy.deepcopy(json.loads(SHIPPED.read_text()))
+    summary["config"]["train_overrides"] = overrides
+    summary["selfplay"] = {"mean": selfplay, "low": selfplay - 0.1, "high": selfplay + 0.1}
+    summary.update(changes)
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text(json.dumps(summary))
+    return folder
+
+
+def test_each_method_is_a_row_with_its_own_figures(tmp_path):
+    plain = protocol_run(tmp_path / "ppo", {"total_steps": 4096, "max_minutes": 0}, 0.5)
+    memory = protocol_run(tmp_path / "gru", {"total_steps": 4096, "recurrent": 64}, 0.75)
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- BEGIN methods -->\nold\n<!-- END methods -->\nend\n")
+    text = methods.main([f"PPO={plain}", f"recurrent={memory}", "--out", str(tmp_path / "out")])
+    rows = text.splitlines()
+    assert rows[0].startswith("| method | training per seed | mean stuns: self-play")
+    assert rows[0].endswith("| beside heuristic:consensus ×3 |")
+    assert rows[2].startswith("| PPO | `configs/train/hocus_pocus_torch.yaml` {total_steps: 4096}")
+    assert "| 0.50 [0.40, 0.60] |" in rows[2] and "| 0.75 [0.65, 0.85] |" in rows[3]
+    assert "{total_steps: 4096, recurrent: 64}" in rows[3]
+    assert len(rows) == 4
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert text in report and "[recurrent](../gru/report.md)" in report
+    methods.main([f"PPO={plain}", "--out", str(tmp_path / "out"), "--readme", str(readme)])
+    assert readme.read_text().startswith("intro\n<!-- BEGIN methods -->\n| method |")
+    assert "old" not in readme.read_text() and readme.read_text().endswith("end\n")
+
+
+@pytest.mark.parametrize(
+    "changes, match",
+    [
+        ({"players": 3}, "recurrent: players is 3, PPO's is 4"),
+        ({"games": 100}, "recurrent: games is 100, PPO's is 500"),
+        ({"adhoc": {}}, r"recurrent: partners \[\], PPO's \['random', "),
+    ],
+)
+def test_runs_that_do_not_compare_are_refused(tmp_path, changes, match):
+    plain = protocol_run(tmp_path / "ppo", {}, 0.5)
+    other = protocol_run(tmp_path / "gru", {}, 0.5, **changes)
+    with pytest.raises(envs.ConfigError, match=match):
+        methods.main([f"PPO={plain}", f"recurrent={other}", "--out", str(tmp_path / "out")])
+
+
+def test_bad_arguments_say_what_is_expected(tmp_path):
+    with pytest.raises(envs.ConfigError, match="no results.json"):
+        methods.main([f"PPO={tmp_path}", "--out", str(tmp_path / "out")])
+    with pytest.raises(envs.ConfigError, match="give each method as NAME=FOLDER"):
+        methods.main([str(tmp_path), "--out", str(tmp_path / "out")])
+    plain = protocol_run(tmp_path / "ppo", {}, 0.5)
+    with pytest.raises(envs.ConfigError, match="method 'PPO' given twice"):
+        methods.main([f"PPO={plain}", f"PPO={plain}", "--out", str(tmp_path / "out")])
