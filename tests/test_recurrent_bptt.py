@@ -369,6 +369,39 @@ def test_streams_of_unequal_length_are_padded_and_weigh_nothing():
     layout = warm_start._streams(torch.tensor([7, 5, 7, 9, 7, 9]))
     assert layout["streams"].tolist() == [[1, 1, 1], [0, 2, 4], [3, 5, 5]]
     assert layout["lengths"].tolist() == [1, 3, 2]
+    assert layout["stream_of"].tolist() == [1, 0, 1, 2, 1, 2]
+    assert layout["position"].tolist() == [0, 0, 1, 0, 2, 1]
+
+
+def test_windows_start_from_the_memory_the_net_had_there(recall, monkeypatch, tmp_path):
+    """The cloning term inside PPO: a window of a stream, started from the stored memory,
+    gives the logits the net gives playing the stream from its start, decision by decision."""
+    _, demos = oracle_demonstrations(monkeypatch, tmp_path, games=6, recurrent=16)
+    torch.manual_seed(0)
+    net = PolicyNet(3, 2, [16], recurrent=16)
+    with pytest.raises(ValueError, match="call remember"):
+        demos.windows(4, 3)
+    demos.remember(net)
+    played = torch.zeros(len(demos), 2)
+    with torch.no_grad():
+        for rows, length in zip(demos.streams, demos.lengths, strict=True):
+            memory = None
+            for row in rows[:length]:
+                batch = demos.batch(row[None])
+                torch.testing.assert_close(
+                    demos.memory[row], torch.zeros(16) if memory is None else memory[0]
+                )
+                played[row], memory = net.masked_logits(batch["obs"], batch["mask"], memory)
+        torch.manual_seed(1)
+        window = demos.windows(20, 3)
+        logits = warm_start.actor_logits(net, window)
+    torch.manual_seed(1)
+    first = torch.randint(len(demos), (20,))
+    valid = window["weight"].bool()
+    expected = (first[:, None] + 2 * torch.arange(3)).reshape(-1)  # a seat every 2 records
+    assert valid.sum() < 60  # some windows reach their stream's end
+    assert window["obs"].shape == (60, 3)
+    torch.testing.assert_close(logits[valid], played[expected[valid]])
 
 
 def test_a_recurrent_clone_learns_what_only_memory_tells(recall, monkeypatch, tmp_path):

@@ -296,6 +296,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 0, {f"warm_start/{k}": v for k, v in figures.items()} | {"warm_start/epoch": epoch}
             ),
         )
+    if demos is not None and config.recurrent:
+        demos.remember(net)
     phases = diagnostics.phase_field(config.env)
     for update in range(start, updates):
         began = time.perf_counter()
@@ -446,11 +448,11 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                         kept = weight > 0
                         believed.append((guessed.detach()[kept], target[kept]))
                 if bc and demos is not None:
-                    recurrent = bool(config.recurrent)
-                    decisions = size * config.seq_len if recurrent else size
-                    count = demos.per_batch(decisions, recurrent)
-                    picks = torch.randint(demos.units(recurrent), (count,))
-                    demo = {k: v.to(device) for k, v in demos.batch(picks, recurrent).items()}
+                    if config.recurrent:
+                        demo = demos.windows(size, config.seq_len)
+                    else:
+                        demo = demos.batch(torch.randint(len(demos), (size,)))
+                    demo = {k: v.to(device) for k, v in demo.items()}
                     loss = loss + bc * warm_start.cloning_loss(net, demo)
                 optimizer.zero_grad()
                 loss.backward()

@@ -1,5 +1,5 @@
 """Cutting a rollout into sequences for recurrent PPO (truncated back-propagation through time),
-and running the GRU over them (:func:`unroll`).
+and running the GRU over them (:func:`memories`, :func:`unroll`).
 
 The rollout is ``[T, N]`` (steps by envs). One policy plays several seats of a game and keeps
 one memory per env and seat, so a seat's decisions are interleaved with other seats' steps:
@@ -85,6 +85,30 @@ def cut(
     )
 
 
+def memories(
+    net: PolicyNet,
+    obs: torch.Tensor,
+    start: torch.Tensor,
+    reset: torch.Tensor,
+    burn: torch.Tensor,
+) -> torch.Tensor:
+    """The memory after each step ``[S * L, memory]`` of ``S`` sequences of ``L`` steps
+    (sequence-major ``obs`` ``[S * L, obs_size]``): the GRU runs from the stored memory
+    ``start`` ``[S, memory]`` through every step with the gradient flowing along, restarts at
+    zeros before the steps where ``reset`` ``[S, L]`` says so, and passes no gradient back
+    through the burn-in steps (``burn`` ``[S, L]``). Only the GRU steps one at a time: the
+    trunk before it runs once over every step."""
+    n_seqs, length = reset.shape
+    encoded = net.encode(obs).reshape(n_seqs, length, -1)
+    memory, after = start, []
+    for j in range(length):
+        memory = torch.where(reset[:, j, None], 0.0, memory)
+        updated = net.core(encoded[:, j], memory)
+        memory = torch.where(burn[:, j, None], updated.detach(), updated)
+        after.append(memory)
+    return torch.stack(after, 1).reshape(n_seqs * length, -1)
+
+
 def unroll(
     net: PolicyNet,
     obs: torch.Tensor,
@@ -94,20 +118,8 @@ def unroll(
     reset: torch.Tensor,
     burn: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The masked logits ``[S * L, A]`` of ``S`` sequences of ``L`` steps, sequence-major like
-    ``obs`` ``[S * L, obs_size]``, ``mask`` and ``prior``, and the memories they were read from
-    ``[S * L, memory]`` (the actor's features): the GRU runs from the stored memory ``start``
-    ``[S, memory]`` through every step with the gradient flowing along, restarts at zeros before
-    the steps where ``reset`` ``[S, L]`` says so, and passes no gradient back through the
-    burn-in steps (``burn`` ``[S, L]``). Only the GRU steps one at a time: the trunk before it
-    and the head after it each run once over every step."""
-    n_seqs, length = reset.shape
-    encoded = net.encode(obs).reshape(n_seqs, length, -1)
-    memory, memories = start, []
-    for j in range(length):
-        memory = torch.where(reset[:, j, None], 0.0, memory)
-        updated = net.core(encoded[:, j], memory)
-        memory = torch.where(burn[:, j, None], updated.detach(), updated)
-        memories.append(memory)
-    features = torch.stack(memories, 1).reshape(n_seqs * length, -1)
+    """The masked logits ``[S * L, A]`` of ``S`` sequences of ``L`` steps (``obs``, ``mask``
+    and ``prior`` sequence-major), and the memories they were read from ``[S * L, memory]``
+    (the actor's features, :func:`memories`); the head runs once over every step."""
+    features = memories(net, obs, start, reset, burn)
     return net.read(obs, features, mask, prior), features

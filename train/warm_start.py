@@ -16,7 +16,11 @@ one game in order, its memory starting at zeros as in play, the gradient flowing
 the whole game (:func:`train.sequences.unroll`); a batch holds about ``batch_size`` decisions'
 worth of streams. :func:`clone_sb3` does the same for MaskablePPO through its policy's
 ``evaluate_actions``. :func:`cloning_loss` is the auxiliary term the PyTorch trainer adds to
-PPO's loss with weight :func:`bc_weight`.
+PPO's loss with weight :func:`bc_weight`: on random records, or for a recurrent net on windows
+of ``seq_len`` consecutive decisions of a stream (:meth:`Demonstrations.windows`), each started
+from the memory the clone had there (:meth:`Demonstrations.remember`, once after cloning), as
+PPO's own sequences start from the memory stored in the rollout. A whole Voodoo Mania game is
+about 330 of a seat's decisions: unrolled in every minibatch, it made training ten times slower.
 """
 
 from __future__ import annotations
@@ -85,8 +89,10 @@ class Demonstrations:
     """The demonstrator's decisions: ``obs`` and ``critic`` rows, ``masks`` ``[N, A]`` bool,
     ``actions`` ``[N]`` long, ``returns`` ``[N]`` float32, ``streams`` ``[M, L]`` long (each
     stream's records in order, one seat in one game, padded by repeating its last record) with
-    ``lengths`` ``[M]``, and the mean of each game's own numbers (``figures``, e.g. ``stuns``)
-    over the games played."""
+    ``lengths`` ``[M]``, each record's stream and place in it (``stream_of``, ``position``
+    ``[N]``), the mean of each game's own numbers (``figures``, e.g. ``stuns``) over
+    the games played, and for a recurrent net the memory before each decision ``[N, memory]``
+    (:meth:`remember`)."""
 
     obs: SparseRows
     critic: SparseRows | None
@@ -95,7 +101,10 @@ class Demonstrations:
     returns: torch.Tensor
     streams: torch.Tensor
     lengths: torch.Tensor
+    stream_of: torch.Tensor
+    position: torch.Tensor
     figures: dict[str, float]
+    memory: torch.Tensor | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -109,6 +118,48 @@ class Demonstrations:
         if not recurrent:
             return decisions
         return max(1, round(decisions * len(self.streams) / len(self)))
+
+    @torch.no_grad()
+    def remember(self, net: PolicyNet, streams_per_pass: int = 256) -> None:
+        """Store ``net``'s memory before each decision, running it along every stream from a
+        zero memory."""
+        device = next(net.parameters()).device
+        memory = torch.zeros(len(self), net.recurrent)
+        for lo in range(0, len(self.streams), streams_per_pass):
+            picks = torch.arange(lo, min(lo + streams_per_pass, len(self.streams)))
+            batch = self.batch(picks, recurrent=True)
+            zeros = torch.zeros(len(picks), net.recurrent, device=device)
+            resets = batch["resets"].to(device)
+            after = sequences.memories(net, batch["obs"].to(device), zeros, resets, resets)
+            before = torch.cat([zeros[:, None], after.reshape(*resets.shape, -1)[:, :-1]], 1)
+            rows, valid = self.streams[picks].reshape(-1), batch["weight"].bool()
+            memory[rows[valid]] = before.reshape(len(rows), -1).cpu()[valid]
+        self.memory = memory
+
+    def windows(self, count: int, length: int) -> dict[str, torch.Tensor]:
+        """A batch (as :meth:`batch` gives) of ``count`` windows of ``length`` consecutive
+        decisions of a stream, each from a random record on (cut at its stream's end), with
+        ``start`` ``[count, memory]``, the stored memory before its first decision (draws from
+        torch's global generator; needs :meth:`remember` first)."""
+        if self.memory is None:
+            raise ValueError("windows needs the memories: call remember(net) first")
+        first = torch.randint(len(self), (count,))
+        stream, position = self.stream_of[first], self.position[first]
+        slots = position[:, None] + torch.arange(length)
+        end = self.lengths[stream, None]
+        rows = self.streams[stream[:, None], torch.minimum(slots, end - 1)].reshape(-1)
+        obs = self.obs.dense(rows)
+        valid = slots < end
+        return {
+            "obs": obs,
+            "mask": self.masks[rows].float(),
+            "action": self.actions[rows],
+            "critic": self.critic.dense(rows) if self.critic is not None else obs,
+            "returns": self.returns[rows],
+            "weight": valid.float().reshape(-1),
+            "resets": torch.zeros_like(valid),
+            "start": self.memory[first],
+        }
 
     def batch(self, picks: torch.Tensor, recurrent: bool = False) -> dict[str, torch.Tensor]:
         """Records ``picks`` (or, ``recurrent``, streams ``picks``, stream-major) as dense
@@ -198,13 +249,22 @@ def collect(config: TrainConfig, quiet: bool = False) -> Demonstrations:
 
 
 def _streams(stream: torch.Tensor) -> dict[str, torch.Tensor]:
-    """``streams`` ``[M, L]`` and ``lengths`` ``[M]`` from each record's stream id (records in
-    play order): each stream's records in order, padded by repeating its last one."""
+    """From each record's stream id (records in play order): ``streams`` ``[M, L]``, each
+    stream's records in order, padded by repeating its last one, ``lengths`` ``[M]``, and each
+    record's ``stream_of`` and ``position`` ``[N]`` (its stream's index and its place in it)."""
     ids, order = torch.sort(stream, stable=True)
     _, lengths = torch.unique_consecutive(ids, return_counts=True)
     first = torch.cumsum(lengths, 0) - lengths
     slots = torch.minimum(torch.arange(int(lengths.max())), lengths[:, None] - 1)
-    return {"streams": order[first[:, None] + slots], "lengths": lengths}
+    stream_of, position = torch.empty_like(stream), torch.empty_like(stream)
+    stream_of[order] = torch.repeat_interleave(torch.arange(len(lengths)), lengths)
+    position[order] = torch.arange(len(stream)) - torch.repeat_interleave(first, lengths)
+    return {
+        "streams": order[first[:, None] + slots],
+        "lengths": lengths,
+        "stream_of": stream_of,
+        "position": position,
+    }
 
 
 def _discounted(rewards: list[float], gamma: float) -> list[float]:
@@ -217,12 +277,12 @@ def _discounted(rewards: list[float], gamma: float) -> list[float]:
 
 
 def actor_logits(net: PolicyNet, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-    """``net``'s masked logits on a :meth:`Demonstrations.batch`: record by record, or along
-    each stream from a zero memory for a recurrent batch."""
+    """``net``'s masked logits on a :meth:`Demonstrations.batch` or ``windows``: record by
+    record, or along each stream or window from its ``start`` memory (zeros if none)."""
     if "resets" not in batch:
         return net.masked_logits(batch["obs"], batch["mask"])[0]
     resets = batch["resets"]
-    start = torch.zeros(len(resets), net.recurrent, device=resets.device)
+    start = batch.get("start", torch.zeros(len(resets), net.recurrent, device=resets.device))
     return sequences.unroll(net, batch["obs"], batch["mask"], None, start, resets, resets)[0]
 
 
