@@ -132,7 +132,8 @@ class Demonstrations:
             resets = batch["resets"].to(device)
             after = sequences.memories(net, batch["obs"].to(device), zeros, resets, resets)
             before = torch.cat([zeros[:, None], after.reshape(*resets.shape, -1)[:, :-1]], 1)
-            rows, valid = self.streams[picks].reshape(-1), batch["weight"].bool()
+            rows = self.streams[picks, : resets.shape[1]].reshape(-1)
+            valid = batch["weight"].bool()
             memory[rows[valid]] = before.reshape(len(rows), -1).cpu()[valid]
         self.memory = memory
 
@@ -148,32 +149,27 @@ class Demonstrations:
         slots = position[:, None] + torch.arange(length)
         end = self.lengths[stream, None]
         rows = self.streams[stream[:, None], torch.minimum(slots, end - 1)].reshape(-1)
-        obs = self.obs.dense(rows)
         valid = slots < end
-        return {
-            "obs": obs,
-            "mask": self.masks[rows].float(),
-            "action": self.actions[rows],
-            "critic": self.critic.dense(rows) if self.critic is not None else obs,
-            "returns": self.returns[rows],
-            "weight": valid.float().reshape(-1),
-            "resets": torch.zeros_like(valid),
-            "start": self.memory[first],
-        }
+        return self._dense(
+            rows,
+            valid.float().reshape(-1),
+            resets=torch.zeros_like(valid),
+            start=self.memory[first],
+        )
 
     def batch(self, picks: torch.Tensor, recurrent: bool = False) -> dict[str, torch.Tensor]:
-        """Records ``picks`` (or, ``recurrent``, streams ``picks``, stream-major) as dense
-        tensors: ``obs``, ``mask`` (float), ``action``, ``critic``, ``returns`` and ``weight``
-        (0 on a stream's padding), and for a recurrent batch ``resets`` ``[S, L]``, all False:
-        each stream runs from a zero memory to its end."""
-        weight = torch.ones(len(picks))
-        rows, extra = picks, {}
-        if recurrent:
-            rows = self.streams[picks].reshape(-1)
-            slots = torch.arange(self.streams.shape[1])
-            valid = slots < self.lengths[picks, None]
-            weight = valid.float().reshape(-1)
-            extra = {"resets": torch.zeros_like(valid)}
+        """Records ``picks`` (or, ``recurrent``, streams ``picks``, stream-major, padded to the
+        longest of them) as dense tensors: ``obs``, ``mask`` (float), ``action``, ``critic``,
+        ``returns`` and ``weight`` (0 on a stream's padding), and for a recurrent batch
+        ``resets`` ``[S, L]``, all False: each stream runs from a zero memory to its end."""
+        if not recurrent:
+            return self._dense(picks, torch.ones(len(picks)))
+        longest = int(self.lengths[picks].max())
+        valid = torch.arange(longest) < self.lengths[picks, None]
+        rows = self.streams[picks, :longest].reshape(-1)
+        return self._dense(rows, valid.float().reshape(-1), resets=torch.zeros_like(valid))
+
+    def _dense(self, rows: torch.Tensor, weight: torch.Tensor, **extra: torch.Tensor) -> dict:
         obs = self.obs.dense(rows)
         return {
             "obs": obs,
