@@ -25,7 +25,7 @@ from train.results import COMPETITIVE, COOPERATIVE, cells, game_name, percent, v
 
 TRAINED = Path("docs/results/trained")
 ROWS = (
-    ("hocus_pocus_torch", "4,972,544 steps, 59 min, 1 thread"),
+    ("hocus_pocus_torch", "13,365,248 steps, 100 min, 1 thread, batched engine"),
     (
         "hocus_pocus_torch_residual_batched",
         "4,820,992 steps, 55 min, 1 thread, batched engine, prior heuristic:planner",
