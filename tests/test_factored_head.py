@@ -50,6 +50,20 @@ def played_observations(games: int = 2, players: int = 3) -> tuple[torch.Tensor,
     return torch.as_tensor(np.stack(observations)), torch.as_tensor(np.stack(masks))
 
 
+def play_a_game(agent, seed: int) -> dict:
+    """``agent`` in every seat of a 2-player game to its end; the last seat's final info."""
+    env = envs.make(HP, num_players=2)
+    env.reset(seed=seed)
+    for _name in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        done = terminated or truncated
+        env.step(
+            None if done else agent.act(observation["observation"], observation["action_mask"])
+        )
+    assert terminated
+    return info
+
+
 def test_logits_keep_the_flat_layout_and_mask():
     """Every decision of real games: [B, 329] logits, finite and above the mask's -1e9 exactly
     where the action is legal (plays, choices and the flat rows alike)."""
@@ -134,15 +148,8 @@ def test_checkpoint_round_trips_and_plays_as_a_torch_agent(tmp_path):
         assert torch.equal(rebuilt.masked_logits(obs, mask)[0], net.masked_logits(obs, mask)[0])
     chosen = snapshot_policy(net, torch.device("cpu")).act(obs, mask.bool(), torch.zeros(len(obs)))
     assert mask.gather(1, chosen[:, None]).all()
-    env = envs.make(HP, num_players=2)
-    env.reset(seed=3)
-    for _name in env.agent_iter():
-        observation, _, terminated, truncated, info = env.last()
-        done = terminated or truncated
-        env.step(
-            None if done else agent.act(observation["observation"], observation["action_mask"])
-        )
-    assert terminated and 0 <= info["stuns"] <= 3
+    info = play_a_game(agent, seed=3)
+    assert 0 <= info["stuns"] <= 3
 
 
 @pytest.mark.parametrize(
@@ -206,14 +213,7 @@ def test_the_trainer_warm_starts_and_saves_a_factored_net(engine, recurrent, tmp
     assert saved["recurrent"] == recurrent
     agent = make_agent(f"torch:{checkpoint}", HP)
     assert agent.net.head_kind == "factored"
-    env = envs.make(HP, num_players=2)
-    env.reset(seed=0)
-    for _name in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        done = terminated or truncated
-        env.step(
-            None if done else agent.act(observation["observation"], observation["action_mask"])
-        )
+    play_a_game(agent, seed=0)
     assert (agent.memory is not None) == bool(recurrent)
 
 
