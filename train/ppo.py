@@ -17,9 +17,9 @@ CleanRL's ``ppo.py``).
   decisions in the rollout are cut into sequences (:mod:`train.sequences`), each started from
   the memory stored at its first step, with the memory reset where an episode begins inside
   it; minibatches are whole sequences, and :func:`train.sequences.unroll` runs the GRU over
-  them with the gradient flowing through every step. The first ``burn_in`` steps of a sequence (the
-  decisions just before its own, when the stream has them) only warm the memory with the
-  current weights: no loss, no gradient.
+  them with the gradient flowing through every step. The first ``burn_in`` steps of a
+  sequence (the decisions just before its own, when the stream has them) only warm the memory
+  with the current weights: no loss, no gradient.
 * ``warm_start``: before the first update, the network clones a demonstrator's recorded
   decisions (:mod:`train.warm_start`); with ``bc_coef`` the cloning loss stays in PPO's loss,
   annealed to 0.
