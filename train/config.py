@@ -156,6 +156,14 @@ class TrainConfig(BaseModel):
     )
     rollout_steps: int = Field(128, ge=1, le=65_536, description="steps per game between updates")
     learning_rate: float = Field(3e-4, gt=0, le=1)
+    lr_decay_steps: int = Field(
+        0,
+        ge=0,
+        description="torch trainer: the learning rate falls linearly from learning_rate to 0 "
+        "over the last lr_decay_steps learner steps of total_steps, constant before (0: "
+        "constant throughout). A warmup-stable-decay schedule's cooldown: a resumed run may set "
+        "it, so a run extended from a checkpoint of its constant phase can end with one",
+    )
     gamma: float = Field(0.99, gt=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
     clip: float = Field(0.2, gt=0, le=1)
@@ -354,6 +362,13 @@ class TrainConfig(BaseModel):
             raise ValueError("workers needs trainer 'torch'")
         if self.precision != "float32" and self.trainer != "torch":
             raise ValueError(f"precision {self.precision!r} needs trainer 'torch'")
+        if self.lr_decay_steps and self.trainer != "torch":
+            raise ValueError("lr_decay_steps needs trainer 'torch'")
+        if self.lr_decay_steps > self.total_steps:
+            raise ValueError(
+                f"lr_decay_steps ({self.lr_decay_steps:,}) must not exceed total_steps "
+                f"({self.total_steps:,})"
+            )
         if (self.num_envs * self.rollout_steps) % self.minibatches:
             raise ValueError("num_envs * rollout_steps must be divisible by minibatches")
         return self

@@ -8,6 +8,8 @@ CleanRL's ``ppo.py``).
   ``workers`` processes); each step runs the network once on the batch and samples every game's
   action with the Gumbel-max trick.
 * ``max_minutes``: training stops after the first update past that time, and saves as usual.
+* ``lr_decay_steps``: Adam's step size falls linearly to 0 over the last steps of
+  ``total_steps`` (:func:`learning_rate_at`), constant before.
 * ``centralized_critic``: the value head reads the game's full ``state()`` (cooperative games),
   the policy still reads only the player's observation.
 * ``self_play_every``: frozen snapshots of the policy join the opponent pool.
@@ -176,6 +178,15 @@ def belief_figures(
     return {f"belief/{k}": v for k, v in belief.figures(guessed, target, hands.per_seat).items()}
 
 
+def learning_rate_at(config: TrainConfig, step: int) -> float:
+    """Adam's step size for the update that starts at learner step ``step``: ``learning_rate``,
+    falling linearly to 0 over the last ``lr_decay_steps`` of ``total_steps``."""
+    left = config.total_steps - step
+    if not config.lr_decay_steps or left >= config.lr_decay_steps:
+        return config.learning_rate
+    return config.learning_rate * max(0.0, left) / config.lr_decay_steps
+
+
 def native_bfloat16(device: torch.device) -> bool:
     """Whether ``device`` multiplies bfloat16 natively: always on CUDA; on a CPU only where
     oneDNN finds AVX-512 BF16 or AMX (elsewhere autocast's bfloat16 products take a slow path)."""
@@ -313,6 +324,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             other_play = relabeling(update * batch)
             log.message(f"curriculum stage {stage} from step {update * batch:,}")
         bc = warm_start.bc_weight(config, update * batch)
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate_at(config, update * batch)
         for t in range(n_steps):
             obs_buf[t], mask_buf[t], drawn = seen(live)
             dones[t], seats[t] = live["done"], live["seat"]
@@ -475,6 +488,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 "train/learner_share": float(learners.mean()),
                 "train/curriculum_stage": stage,
                 "train/bc_coef": bc,
+                "train/learning_rate": optimizer.param_groups[0]["lr"],
                 **diagnostics.rollout_stats(
                     entropies=entropies,
                     obs=obs_buf,

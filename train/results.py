@@ -220,7 +220,7 @@ def seed_table(folders: list[Path]) -> str:
     if len({folder.resolve() for folder in folders}) != len(folders):
         raise ConfigError(f"a run folder is given twice ({', '.join(map(str, folders))})")
     runs = [finished_run(folder) for folder in folders]
-    ignored = runfolder.MAY_CHANGE | {"seed"}
+    ignored = (runfolder.MAY_CHANGE - {"lr_decay_steps"}) | {"seed"}
     first = runs[0][0]
     for folder, (config, *_) in zip(folders, runs, strict=True):
         differ = sorted(

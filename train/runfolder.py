@@ -59,14 +59,16 @@ ARTIFACTS = (
     "evaluation",
     "learning_curve.png",
 )
-# Fields a resumed run may change: how long it runs, how it uses the machine, how often and how
-# much it evaluates, and where it lives. Every other field shapes the training.
+# Fields a resumed run may change: how long it runs and when its learning rate cools down, how it
+# uses the machine, how often and how much it evaluates, and where it lives. Every other field
+# shapes the training.
 MAY_CHANGE = frozenset(
     {
         "name",
         "out",
         "resume",
         "total_steps",
+        "lr_decay_steps",
         "max_minutes",
         "threads",
         "workers",

@@ -38,8 +38,9 @@ from train.runlog import RunLog, read_metrics
 
 FINAL = {"torch": "final.pt", "sb3": "final.zip", "rllib": "final_rllib"}
 # Fields of a finished run that may differ from the config asked for: where it lives and how it
-# used the machine and evaluated itself (train.runfolder.MAY_CHANGE without the budget).
-MAY_DIFFER = MAY_CHANGE - {"total_steps", "max_minutes"}
+# used the machine and evaluated itself (train.runfolder.MAY_CHANGE without the budget and the
+# learning rate's cooldown).
+MAY_DIFFER = MAY_CHANGE - {"total_steps", "lr_decay_steps", "max_minutes"}
 RATE_KEY = "perf/steps_per_second"  # the trainers' logged learner steps per second
 PROBE_UPDATES = 2  # a probe's length in updates (the last one's rate counts: the first warms up)
 
