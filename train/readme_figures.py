@@ -25,7 +25,11 @@ from train.results import COMPETITIVE, COOPERATIVE, cells, game_name, percent, v
 
 TRAINED = Path("docs/results/trained")
 ROWS = (
-    ("hocus_pocus_torch", "13,365,248 steps, 100 min, 1 thread, batched engine"),
+    (
+        "hocus_pocus_torch",
+        "16,039,936 steps, 100 + 29 min (the last 2.7M on a shared core), 1 thread, "
+        "batched engine, lr cooldown",
+    ),
     (
         "hocus_pocus_torch_residual_batched",
         "4,820,992 steps, 55 min, 1 thread, batched engine, prior heuristic:planner",
