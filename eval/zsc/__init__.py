@@ -47,7 +47,7 @@ from eval.harness import Lineup
 from eval.play import GameResult
 from eval.provenance import provenance
 from eval.stats import bootstrap_ratio_interval
-from eval.zsc import report
+from eval.zsc import batched, report
 from eval.zsc.config import QUICK_GAMES, ZscConfig, load_zsc_config, quick_config
 from eval.zsc.runs import SeedRun, final_checkpoint, seed_runs, speed, training_estimate
 
@@ -143,6 +143,7 @@ def summarize(
         "players": config.num_players,
         "games": eval_config.games,
         "first_seed": eval_config.seed,
+        "engine": config.engine,
         "score": score,
         "measure": config.measure,
         "labels": labels,
@@ -230,15 +231,19 @@ def estimate(config: ZscConfig, games: int, probe: bool = True) -> tuple[float, 
         )
         for _, lineup in played
     )
-    workers = min(config.workers, os.cpu_count() or 1)
-    seconds = games * per_game / workers
+    compositions = f"{games * len(played):,} ({len(played)} compositions x {games})"
+    if config.engine == "batched":
+        seconds = games * len(played) * figures.batched_game
+        where = f"on the batched engine at {figures.batched_game:g} s a game"
+    else:
+        workers = min(config.workers, os.cpu_count() or 1)
+        seconds = games * per_game / workers
+        where = (
+            f"on {workers} worker{'s' * (workers > 1)} at {figures.trained_game:g} s a game "
+            f"with trained agents in every seat and {figures.baseline_game:g} s with baselines"
+        )
     total += seconds
-    lines.append(
-        f"games: {games * len(played):,} ({len(played)} compositions x {games}), about "
-        f"{duration(seconds)} on {workers} worker{'s' * (workers > 1)} at "
-        f"{figures.trained_game:g} s a game with trained agents in every seat and "
-        f"{figures.baseline_game:g} s with baselines ({source})"
-    )
+    lines.append(f"games: {compositions}, about {duration(seconds)} {where} ({source})")
     return total, [f"estimate: about {duration(total)} in all", *(f"  {x}" for x in lines)]
 
 
@@ -292,7 +297,18 @@ def run(config: ZscConfig, games: int | None = None, quiet: bool = False) -> dic
             lineup
             for _, lineup in plan([r.spec for r in runs], config.partners, config.num_players)
         ]
-        results = harness.play_all(eval_config, progress=not quiet, only=lineups)
+        if config.engine == "batched":
+            results = batched.play(
+                config.env,
+                config.num_players,
+                lineups,
+                eval_config.games,
+                eval_config.seed,
+                eval_config.options,
+                progress=not quiet,
+            )
+        else:
+            results = harness.play_all(eval_config, progress=not quiet, only=lineups)
         summary = summarize(config, runs, results, eval_config)
         if eval_config.games < config.games:
             summary["note"] = (

@@ -16,6 +16,8 @@ measure: score                                 # the team score compared: win (t
 games: 500                                     # seeded games per seat composition
 seed: 0                                        # the first game seed (every lineup: same deals)
 workers: 2                                     # evaluation processes (results do not depend on it)
+engine: reference                              # reference (the harness) or batched (the batched
+                                               # engine: the same lineups, other deals, ~10x faster)
 out: runs/zsc/hocus_pocus                      # report.md, results.json and the plots go here
 """
 
@@ -69,7 +71,16 @@ class ZscConfig(BaseModel):
     )
     games: int = Field(500, ge=1, le=MAX_GAMES, description="seeded games per seat composition")
     seed: int = Field(0, ge=0, lt=SEED_LIMIT, description="first game seed")
-    workers: int = Field(2, ge=1, le=64, description="evaluation worker processes")
+    workers: int = Field(
+        2, ge=1, le=64, description="evaluation worker processes (engine reference)"
+    )
+    engine: Literal["reference", "batched"] = Field(
+        "reference",
+        description="where the games are played: `reference`, the harness's games; `batched`, "
+        "the game's batched engine (eval.zsc.batched), the same lineups and seatings on other "
+        "deals; seeds must be torch checkpoints, partners random, heuristics with a batched "
+        "form, torch checkpoints or python agents (asked row by row)",
+    )
     out: str = Field(description="folder of report.md, results.json and the plots")
     name: str = Field(
         "zsc",
@@ -127,7 +138,9 @@ class ZscConfig(BaseModel):
                 )
         if self.checkpoints is not None:
             self.checkpoints = self._checked_checkpoints(self.checkpoints)
-        elif first.max_minutes:
+        if self.engine == "batched":
+            self._check_batched(first)
+        if self.checkpoints is None and first.max_minutes:
             raise ValueError(
                 f"max_minutes {first.max_minutes:g} (train config with train_overrides) stops "
                 "each seed by the clock, so seeds get different step budgets; set "
@@ -135,6 +148,35 @@ class ZscConfig(BaseModel):
                 "docs/benchmark_protocol.md), or give finished runs as checkpoints"
             )
         return self
+
+    def _check_batched(self, first: TrainConfig) -> None:
+        """``engine: batched`` needs the game's batched engine, torch seeds and partners that
+        play there (:func:`agents.batched.make_batched_agent`)."""
+        import torch
+
+        from agents.batched import make_batched_agent
+
+        if self.env not in envs.batched_ids():
+            raise ValueError(
+                f"engine 'batched': {self.env} has no batched engine; games with one: "
+                f"{envs.batched_ids()}"
+            )
+        kinds = (
+            {parse_spec(spec).kind for spec in self.checkpoints}
+            if self.checkpoints is not None
+            else {first.trainer}
+        )
+        if kinds != {"torch"}:
+            raise ValueError(
+                f"engine 'batched' plays torch checkpoints only; the seeds are {sorted(kinds)}"
+            )
+        for spec in self.partners:
+            try:
+                make_batched_agent(
+                    spec, self.env, self.num_players, torch.device("cpu"), None, per_game=True
+                )
+            except ConfigError as err:
+                raise ValueError(f"engine 'batched', partner {spec!r}: {err}") from None
 
     def _checked_checkpoints(self, given: list[str]) -> list[str]:
         """The checkpoints as agent specs, after checking there is one per seed, each file

@@ -6,7 +6,7 @@ docs/results/hocus_pocus_methods [--readme README.md]`` reads each folder's ``re
 overrides of the protocol's training config and the seeds' steps), self-play and cross-play
 means, their ratio, and the ad-hoc score beside each partner kind (mean over seeds), every
 figure with its 95% interval. The folders must play the same game, player count, measure,
-deals and partners, or the rows would not compare. ``--readme`` also rewrites the README's
+engine, deals and partners, or the rows would not compare. ``--readme`` also rewrites the README's
 ``methods`` block.
 """
 
@@ -22,7 +22,8 @@ from envs.core.docs import update_file
 from envs.core.errors import ConfigError, run_command
 from eval.zsc.report import interval, measure_name, ratio
 
-SAME = ("env", "players", "measure", "score", "games", "first_seed")
+SAME = ("env", "players", "measure", "score", "games", "first_seed", "engine")
+DEFAULTS = {"engine": "reference"}  # a summary written before the field existed
 
 
 def load(folder: Path) -> dict[str, Any]:
@@ -35,14 +36,15 @@ def load(folder: Path) -> dict[str, Any]:
 
 
 def check_comparable(summaries: dict[str, dict[str, Any]]) -> None:
-    """Every summary plays the same game, table, measure, deals and partners."""
+    """Every summary plays the same game, table, measure, engine, deals and partners."""
     (first_name, first), *others = summaries.items()
     for name, summary in others:
         for key in SAME:
-            if summary[key] != first[key]:
+            theirs, ours = (s.get(key, DEFAULTS.get(key)) for s in (summary, first))
+            if theirs != ours:
                 raise ConfigError(
-                    f"{name}: {key} is {summary[key]!r}, {first_name}'s is {first[key]!r}; "
-                    "methods compare only on the same game, measure and deals"
+                    f"{name}: {key} is {theirs!r}, {first_name}'s is {ours!r}; "
+                    "methods compare only on the same game, measure, engine and deals"
                 )
         if list(summary["adhoc"]) != list(first["adhoc"]):
             raise ConfigError(

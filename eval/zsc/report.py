@@ -13,6 +13,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from eval import report  # noqa: E402
 
+ENGINES = {  # how the games were played, as the report's first paragraph says it
+    "reference": " on the reference engine (the harness)",
+    "batched": " on the batched engine (other deals than the harness's for the same seeds)",
+}
+
 
 def fmt(summary: dict, x: float | None) -> str:
     """A team score: a percentage for win rates, two decimals for the game's figure."""
@@ -146,7 +151,9 @@ def markdown(summary: dict) -> str:
         f"Seeds {', '.join(str(r['seed']) for r in summary['runs'])} of `{c['train']}`"
         + trained_with
         + f". {summary['games']} seeded games per seat composition (seeds {first}–{last}, the "
-        "same deals for every composition; seats rotate with the seed). Team score: "
+        "same deals for every composition; seats rotate with the seed)"
+        + ENGINES[summary.get("engine", "reference")]
+        + ". Team score: "
         f"{measure_name(summary)}. Cross-play seats two seeds half and half (row seed in "
         f"{high}, column seed in {low} seats"
         + (", each ordered pair" if n % 2 else ", each pair once")

@@ -49,12 +49,14 @@ PROBE_UPDATES = 2  # a probe's length in updates (the last one's rate counts: th
 class Speed:
     """How fast one game trains and plays on one core: learner steps per second of its
     shipped torch config, seconds per game with the trained network in every seat and with
-    baselines only, and per warm-start game (recording and cloning)."""
+    baselines only, and per warm-start game (recording and cloning); and seconds per game of
+    a protocol lineup on the batched engine (``engine: batched``, a lineup's games at once)."""
 
     steps_per_second: float
     trained_game: float
     baseline_game: float
     warm_start_game: float
+    batched_game: float
 
 
 # On this release's machine (2 cores of an AMD EPYC, one busy with another run), at the shipped
@@ -64,10 +66,10 @@ class Speed:
 # games recorded, 4 epochs of cloning) took 26 minutes beside other jobs, about half unloaded.
 # A heavier load slows all of it (4-10x seen): the probe measures the training as it is now.
 SPEEDS = {
-    "hocus_pocus_v1": Speed(2_400, 0.8, 0.05, 0.4),
-    "headless_horseman_v1": Speed(6_700, 0.07, 0.015, 0.03),
+    "hocus_pocus_v1": Speed(2_400, 0.8, 0.05, 0.4, 0.05),
+    "headless_horseman_v1": Speed(6_700, 0.07, 0.015, 0.03, 0.01),
 }
-DEFAULT_SPEED = Speed(2_000, 0.5, 0.05, 0.1)  # a game with no figures yet: a rough guess
+DEFAULT_SPEED = Speed(2_000, 0.5, 0.05, 0.1, 0.05)  # a game with no figures yet: a rough guess
 
 
 def speed(env_id: str) -> tuple[Speed, str]:
