@@ -17,7 +17,7 @@ games: 500                                     # seeded games per seat compositi
 seed: 0                                        # the first game seed (every lineup: same deals)
 workers: 2                                     # evaluation processes (results do not depend on it)
 engine: reference                              # reference (the harness) or batched (the batched
-                                               # engine: the same lineups, other deals, ~10x faster)
+                                               # engine: the same lineups and seatings, other deals)
 out: runs/zsc/hocus_pocus                      # report.md, results.json and the plots go here
 """
 
