@@ -64,13 +64,13 @@ class Speed:
 # the Horseman 3p on the batched engine, Hocus Pocus with its factored head); games
 # timed with the shipped checkpoints and the heuristics; Hocus Pocus' warm start (2,000 planner
 # games recorded, 4 epochs of cloning) took 26 minutes beside other jobs, about half unloaded.
-# Batched games: python -m eval.batched played 4 Hocus Pocus teams x 5,000 games at 4 players in
-# 6 minutes on one thread of a loaded machine (0.018 s a game); lineups of 500 games batch less,
-# and the protocol's 2,200 games of 100-game lineups took 4 minutes there (0.11 s a game). The
-# Horseman's batched figure is not measured: its reference figure scaled as Hocus Pocus' is.
+# Batched games: the PPO row of configs/eval/hocus_pocus_zsc.yaml (11,000 games, lineups of 500)
+# took 122 s on one thread beside a test run (0.011 s a game), where the reference engine took
+# 631 s on 2 workers beside two training runs. The Horseman's batched figure is not measured: its
+# reference figure scaled as Hocus Pocus' is.
 # A heavier load slows all of it (4-10x seen): the probe measures the training as it is now.
 SPEEDS = {
-    "hocus_pocus_v1": Speed(2_400, 0.8, 0.05, 0.4, 0.05),
+    "hocus_pocus_v1": Speed(2_400, 0.8, 0.05, 0.4, 0.011),
     "headless_horseman_v1": Speed(6_700, 0.07, 0.015, 0.03, 0.01),
 }
 DEFAULT_SPEED = Speed(2_000, 0.5, 0.05, 0.1, 0.05)  # a game with no figures yet: a rough guess
