@@ -324,8 +324,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             other_play = relabeling(update * batch)
             log.message(f"curriculum stage {stage} from step {update * batch:,}")
         bc = warm_start.bc_weight(config, update * batch)
+        rate = learning_rate_at(config, update * batch)
         for group in optimizer.param_groups:
-            group["lr"] = learning_rate_at(config, update * batch)
+            group["lr"] = rate
         for t in range(n_steps):
             obs_buf[t], mask_buf[t], drawn = seen(live)
             dones[t], seats[t] = live["done"], live["seat"]
@@ -488,7 +489,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 "train/learner_share": float(learners.mean()),
                 "train/curriculum_stage": stage,
                 "train/bc_coef": bc,
-                "train/learning_rate": optimizer.param_groups[0]["lr"],
+                "train/learning_rate": rate,
                 **diagnostics.rollout_stats(
                     entropies=entropies,
                     obs=obs_buf,

@@ -224,18 +224,18 @@ def estimate(config: ZscConfig, games: int, probe: bool = True) -> tuple[float, 
     figures, source = speed(config.env)
     seeds = [str(s) for s in config.seeds]
     played = plan(seeds, list(config.partners or []), config.num_players)
-    per_game = sum(
-        sum(
-            k / lineup.players * (figures.trained_game if a in seeds else figures.baseline_game)
-            for a, k in zip(lineup.agents, lineup.seats, strict=True)
-        )
-        for _, lineup in played
-    )
     compositions = f"{games * len(played):,} ({len(played)} compositions x {games})"
     if config.engine == "batched":
         seconds = games * len(played) * figures.batched_game
         where = f"on the batched engine at {figures.batched_game:g} s a game"
     else:
+        per_game = sum(
+            sum(
+                k / lineup.players * (figures.trained_game if a in seeds else figures.baseline_game)
+                for a, k in zip(lineup.agents, lineup.seats, strict=True)
+            )
+            for _, lineup in played
+        )
         workers = min(config.workers, os.cpu_count() or 1)
         seconds = games * per_game / workers
         where = (
