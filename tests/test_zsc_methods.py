@@ -4,6 +4,7 @@ with its own figures, the README block rewritten, and runs that do not compare r
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 import envs
 from eval.zsc import methods
+from eval.zsc.config import load_zsc_config
 
 SHIPPED = Path("docs/results/hocus_pocus_zsc/results.json")
 
@@ -69,3 +71,30 @@ def test_bad_arguments_say_what_is_expected(tmp_path):
     plain = protocol_run(tmp_path / "ppo", {}, 0.5)
     with pytest.raises(envs.ConfigError, match="method 'PPO' given twice"):
         methods.main([f"PPO={plain}", f"PPO={plain}", "--out", str(tmp_path / "out")])
+
+
+ROWS = ["batched", "recurrent", "belief", "other_play"]  # configs/eval/hocus_pocus_zsc_<row>.yaml
+
+
+def test_hocus_pocus_method_configs_differ_only_in_the_method():
+    """The table's four rows play on one engine, the same deals and partners, and give every
+    seed the same budget; each row adds its method to the previous one's training."""
+    configs = [load_zsc_config(f"configs/eval/hocus_pocus_zsc_{row}.yaml") for row in ROWS]
+    shared = ("env", "num_players", "train", "seeds", "partners", "measure", "games", "seed")
+    for config in configs:
+        assert config.engine == "batched"
+        assert {k: getattr(config, k) for k in shared} == {
+            k: getattr(configs[0], k) for k in shared
+        }
+    overrides = [dict(config.train_overrides) for config in configs]
+    budget = ("total_steps", "max_minutes", "lr_decay_steps", "final_eval_games")
+    assert {tuple(o[k] for k in budget) for o in overrides} == {(1048576, 0, 0, 20)}
+    added = [
+        set(after.items()) - set(before.items()) - {("name", after["name"])}
+        for before, after in itertools.pairwise(overrides)
+    ]
+    assert added == [
+        {("recurrent", 128), ("seq_len", 4)},
+        {("belief_coef", 1.0)},
+        {("other_play", True)},
+    ]
