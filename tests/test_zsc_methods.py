@@ -35,17 +35,32 @@ def test_each_method_is_a_row_with_its_own_figures(tmp_path):
     readme.write_text("intro\n<!-- BEGIN methods -->\nold\n<!-- END methods -->\nend\n")
     text = methods.main([f"PPO={plain}", f"recurrent={memory}", "--out", str(tmp_path / "out")])
     rows = text.splitlines()
-    assert rows[0].startswith("| method | training per seed | mean stuns: self-play")
+    assert rows[0].startswith("| method | training | steps per seed | mean stuns: self-play")
     assert rows[0].endswith("| beside heuristic:consensus ×3 |")
-    assert rows[2].startswith("| PPO | `configs/train/hocus_pocus_torch.yaml` {total_steps: 4096}")
+    assert rows[2].startswith("| PPO | as configured | 1,048,576 |")
+    assert rows[3].startswith("| recurrent | {recurrent: 64} | 1,048,576 |")
     assert "| 0.50 [0.40, 0.60] |" in rows[2] and "| 0.75 [0.65, 0.85] |" in rows[3]
-    assert "{total_steps: 4096, recurrent: 64}" in rows[3]
     assert len(rows) == 4
     report = (tmp_path / "out" / "report.md").read_text()
     assert text in report and "[recurrent](../gru/report.md)" in report
+    assert "trains `configs/train/hocus_pocus_torch.yaml` with {total_steps: 4096};" in report
     methods.main([f"PPO={plain}", "--out", str(tmp_path / "out"), "--readme", str(readme)])
     assert readme.read_text().startswith("intro\n<!-- BEGIN methods -->\n| method |")
     assert "old" not in readme.read_text() and readme.read_text().endswith("end\n")
+
+
+def test_rows_of_different_train_configs_name_their_own(tmp_path):
+    plain = protocol_run(tmp_path / "ppo", {"total_steps": 4096}, 0.5)
+    other = protocol_run(tmp_path / "other", {"total_steps": 4096}, 0.5)
+    summary = json.loads((other / "results.json").read_text())
+    summary["config"]["train"] = "configs/train/hocus_pocus_2p_torch.yaml"
+    (other / "results.json").write_text(json.dumps(summary))
+    rows = methods.main([f"A={plain}", f"B={other}", "--out", str(tmp_path / "out")]).splitlines()
+    assert rows[2].startswith("| A | `configs/train/hocus_pocus_torch.yaml` as configured |")
+    assert rows[3].startswith("| B | `configs/train/hocus_pocus_2p_torch.yaml` as configured |")
+    report = (tmp_path / "out" / "report.md").read_text()
+    own = "trains its own train config (in the column *training*) with {total_steps: 4096}"
+    assert own in report
 
 
 @pytest.mark.parametrize(

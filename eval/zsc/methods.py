@@ -53,17 +53,50 @@ def check_comparable(summaries: dict[str, dict[str, Any]]) -> None:
             )
 
 
-def training(summary: dict[str, Any]) -> str:
-    """What the seeds trained: the overrides of the training config and their steps."""
-    config = summary["config"]
-    overrides = ", ".join(
-        f"{k}: {v}" for k, v in config["train_overrides"].items() if (k, v) != ("max_minutes", 0)
-    )
-    if config.get("checkpoints"):
-        overrides = "given checkpoints"
-    steps = sorted({run["steps"] for run in summary["runs"] if run["steps"]})
-    spread = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,}–{steps[-1]:,}"
-    return f"`{config['train']}` {{{overrides}}}, {spread} steps" if steps else overrides
+UNSHOWN = {"name"}  # overrides that only label a run
+
+
+def overrides(summary: dict[str, Any]) -> dict[str, Any]:
+    """The protocol's ``train_overrides`` that shape training (no labels, no clock guard of 0)."""
+    return {
+        k: v
+        for k, v in summary["config"]["train_overrides"].items()
+        if k not in UNSHOWN and (k, v) != ("max_minutes", 0)
+    }
+
+
+def shared_overrides(summaries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The overrides every row has alike: stated once, above the table."""
+    first, *others = (overrides(s) for s in summaries.values())
+    return {k: v for k, v in first.items() if all(o.get(k, object()) == v for o in others)}
+
+
+def braces(items: dict[str, Any]) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in items.items()) + "}"
+
+
+def training(summary: dict[str, Any], shared: dict[str, Any], base: str | None) -> str:
+    """What a row's seeds changed beyond the ``shared`` overrides of the ``base`` train config
+    ("as configured": nothing; the row's own config when there is no common one)."""
+    if summary["config"].get("checkpoints"):
+        return "given checkpoints"
+    own = {k: v for k, v in overrides(summary).items() if k not in shared}
+    text = braces(own) if own else "as configured"
+    return text if base else f"`{summary['config']['train']}` {text}"
+
+
+def base_config(summaries: dict[str, dict[str, Any]]) -> str | None:
+    """The train config every row used (None when they differ)."""
+    files = {s["config"]["train"] for s in summaries.values()}
+    return files.pop() if len(files) == 1 else None
+
+
+def steps(summary: dict[str, Any]) -> str:
+    """The seeds' learner steps (a range when they differ; "unknown" without metrics)."""
+    trained = sorted({run["steps"] for run in summary["runs"] if run["steps"]})
+    if not trained:
+        return "unknown"
+    return f"{trained[0]:,}" if len(trained) == 1 else f"{trained[0]:,}–{trained[-1]:,}"
 
 
 def table(summaries: dict[str, dict[str, Any]]) -> str:
@@ -71,20 +104,26 @@ def table(summaries: dict[str, dict[str, Any]]) -> str:
     first = next(iter(summaries.values()))
     partners = list(first["adhoc"])
     measure = measure_name(first)
+    shared, base = shared_overrides(summaries), base_config(summaries)
     lines = [
-        f"| method | training per seed | {measure}: self-play [95% CI] | cross-play [95% CI] | "
-        "cross / self [95% CI] | "
+        f"| method | training | steps per seed | {measure}: self-play [95% CI] | "
+        "cross-play [95% CI] | cross / self [95% CI] | "
         + " | ".join(f"beside {first['labels'][p]} ×{first['players'] - 1}" for p in partners)
         + " |",
-        "|---|---|---|---|---|" + "---|" * len(partners),
+        "|---|---|---|---|---|---|" + "---|" * len(partners),
     ]
     for name, s in summaries.items():
         adhoc = [interval(s, s["adhoc"][p]["numerator"]) for p in partners]
         lines.append(
-            f"| {name} | {training(s)} | {interval(s, s['selfplay'])} | "
+            f"| {name} | {training(s, shared, base)} | {steps(s)} | {interval(s, s['selfplay'])} | "
             f"{interval(s, s['crossplay'])} | {ratio(s['ratio'])} | " + " | ".join(adhoc) + " |"
         )
     return "\n".join(lines)
+
+
+def base_text(summaries: dict[str, dict[str, Any]]) -> str:
+    base = base_config(summaries)
+    return f"`{base}`" if base else "its own train config (in the column *training*)"
 
 
 def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> str:
@@ -94,13 +133,18 @@ def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> 
         [
             f"# Training methods compared: {first['env']}, {first['players']} players",
             "",
-            f"Each row is one run of the cooperative-AI protocol (`python -m eval.zsc`): "
+            f"Each row is one run of the cooperative-AI protocol (`python -m eval.zsc`) on the "
+            f"{first.get('engine', DEFAULTS['engine'])} engine: "
             f"{'/'.join(map(str, sorted(seeds)))} training seeds of the method, "
             f"{first['games']} games per seat composition on seeds from {first['first_seed']} "
             "(the same deals for every row). Self-play: a seed's own team; cross-play: two "
             "seeds half and half; the ad-hoc columns: one seed with partners of one kind, mean "
             "over seeds. Intervals: 95%, two-stage percentile bootstrap (seeds or pairs of "
             "seeds, then deals).",
+            "",
+            f"Every row trains {base_text(summaries)} with "
+            f"{braces(shared_overrides(summaries))}; the column *training* gives what a row "
+            "changes on top of that.",
             "",
             table(summaries),
             "",
