@@ -63,6 +63,14 @@ def test_rows_of_different_train_configs_name_their_own(tmp_path):
     assert own in report
 
 
+def test_a_row_without_overrides_is_the_train_config_as_configured(tmp_path):
+    plain = protocol_run(tmp_path / "ppo", {"name": "x", "max_minutes": 0}, 0.5)
+    rows = methods.main([f"PPO={plain}", "--out", str(tmp_path / "out")]).splitlines()
+    assert rows[2].startswith("| PPO | as configured | 1,048,576 |")
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "trains `configs/train/hocus_pocus_torch.yaml` with no overrides;" in report
+
+
 @pytest.mark.parametrize(
     "changes, match",
     [

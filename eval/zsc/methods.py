@@ -72,7 +72,8 @@ def shared_overrides(summaries: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def braces(items: dict[str, Any]) -> str:
-    return "{" + ", ".join(f"{k}: {v}" for k, v in items.items()) + "}"
+    """``{key: value, ...}`` ("" for no items)."""
+    return "{" + ", ".join(f"{k}: {v}" for k, v in items.items()) + "}" if items else ""
 
 
 def training(summary: dict[str, Any], shared: dict[str, Any], base: str | None) -> str:
@@ -81,7 +82,7 @@ def training(summary: dict[str, Any], shared: dict[str, Any], base: str | None) 
     if summary["config"].get("checkpoints"):
         return "given checkpoints"
     own = {k: v for k, v in overrides(summary).items() if k not in shared}
-    text = braces(own) if own else "as configured"
+    text = braces(own) or "as configured"
     return text if base else f"`{summary['config']['train']}` {text}"
 
 
@@ -143,8 +144,8 @@ def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> 
             "seeds, then deals).",
             "",
             f"Every row trains {base_text(summaries)} with "
-            f"{braces(shared_overrides(summaries))}; the column *training* gives what a row "
-            "changes on top of that.",
+            f"{braces(shared_overrides(summaries)) or 'no overrides'}; the column *training* "
+            "gives what a row changes on top of that.",
             "",
             table(summaries),
             "",
