@@ -122,14 +122,11 @@ def table(summaries: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def base_text(summaries: dict[str, dict[str, Any]]) -> str:
-    base = base_config(summaries)
-    return f"`{base}`" if base else "its own train config (in the column *training*)"
-
-
 def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> str:
     first = next(iter(summaries.values()))
     seeds = {len(s["runs"]) for s in summaries.values()}
+    base = base_config(summaries)
+    trains = f"`{base}`" if base else "its own train config (in the column *training*)"
     return "\n".join(
         [
             f"# Training methods compared: {first['env']}, {first['players']} players",
@@ -143,7 +140,7 @@ def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> 
             "over seeds. Intervals: 95%, two-stage percentile bootstrap (seeds or pairs of "
             "seeds, then deals).",
             "",
-            f"Every row trains {base_text(summaries)} with "
+            f"Every row trains {trains} with "
             f"{braces(shared_overrides(summaries)) or 'no overrides'}; the column *training* "
             "gives what a row changes on top of that.",
             "",
