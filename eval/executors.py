@@ -36,6 +36,7 @@ from envs.core.errors import ConfigError
 RAY_VERSIONS = ((2, 43), (3, 0))
 RAY_INSTALL = "pip install -e '.[ray]' (or '.[rllib]' for the RLlib trainer)"
 CONNECT_SECONDS = 5.0
+CANCEL_SECONDS = 30.0  # how long an abandoned run waits for its cancelled tasks to end
 # What a client sends first on an HTTP/2 connection (RFC 9113, 3.4): the preface, then its
 # SETTINGS frame (here empty: a 9-byte header of length 0, type 4, no flags, stream 0); a server
 # answers with its own SETTINGS frame.
@@ -179,10 +180,20 @@ def ray_map(ray: Any, workers: int) -> Map:
                 pending += [task.remote(job) for job in _take(queue, 1)]
                 yield output
         finally:  # an error, Ctrl-C or an abandoned generator: stop the cluster's work
-            for ref in pending:
-                ray.cancel(ref, force=True)
+            _cancel(ray, pending)
 
     return run
+
+
+def _cancel(ray: Any, refs: list[Any], seconds: float = CANCEL_SECONDS) -> None:
+    """Force-cancel the tasks of ``refs`` and wait until they are done, cancelling again any
+    that a retry started anew (Ray can retry a task whose worker the cancellation killed:
+    ray-project/ray#54260); gives up after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while refs and time.monotonic() < deadline:
+        for ref in refs:
+            ray.cancel(ref, force=True)
+        _, refs = ray.wait(refs, num_returns=len(refs), timeout=1.0)
 
 
 def _take(queue: Iterator[Any], count: int) -> list[Any]:
