@@ -30,7 +30,9 @@ def protocol_run(folder: Path, overrides: dict, selfplay: float, **changes) -> P
 
 def test_each_method_is_a_row_with_its_own_figures(tmp_path):
     plain = protocol_run(tmp_path / "ppo", {"total_steps": 4096, "max_minutes": 0}, 0.5)
-    memory = protocol_run(tmp_path / "gru", {"total_steps": 4096, "recurrent": 64}, 0.75)
+    memory = protocol_run(
+        tmp_path / "gru", {"total_steps": 4096, "recurrent": 64, "other_play": True}, 0.75
+    )
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- BEGIN methods -->\nold\n<!-- END methods -->\nend\n")
     text = methods.main([f"PPO={plain}", f"recurrent={memory}", "--out", str(tmp_path / "out")])
@@ -38,7 +40,7 @@ def test_each_method_is_a_row_with_its_own_figures(tmp_path):
     assert rows[0].startswith("| method | training | steps per seed | mean stuns: self-play")
     assert rows[0].endswith("| beside heuristic:consensus ×3 |")
     assert rows[2].startswith("| PPO | as configured | 1,048,576 |")
-    assert rows[3].startswith("| recurrent | {recurrent: 64} | 1,048,576 |")
+    assert rows[3].startswith("| recurrent | {recurrent: 64, other_play: true} | 1,048,576 |")
     assert "| 0.50 [0.40, 0.60] |" in rows[2] and "| 0.75 [0.65, 0.85] |" in rows[3]
     assert len(rows) == 4
     report = (tmp_path / "out" / "report.md").read_text()

@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from envs.core.docs import update_file
 from envs.core.errors import ConfigError, run_command
 from eval.zsc.report import interval, measure_name, ratio
@@ -72,8 +74,10 @@ def shared_overrides(summaries: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def braces(items: dict[str, Any]) -> str:
-    """``{key: value, ...}`` ("" for no items)."""
-    return "{" + ", ".join(f"{k}: {v}" for k, v in items.items()) + "}" if items else ""
+    """``{key: value, ...}`` as the YAML configs write it (``other_play: true``), "" for no
+    items."""
+    flow = yaml.safe_dump(items, default_flow_style=True, sort_keys=False, width=10**9)
+    return flow.strip() if items else ""
 
 
 def training(summary: dict[str, Any], shared: dict[str, Any], base: str | None) -> str:
