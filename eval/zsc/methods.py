@@ -76,8 +76,9 @@ def shared_overrides(summaries: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def braces(items: dict[str, Any]) -> str:
     """``{key: value, ...}`` as the YAML configs write it (``other_play: true``), "" for no
     items."""
-    flow = yaml.safe_dump(items, default_flow_style=True, sort_keys=False, width=10**9)
-    return flow.strip() if items else ""
+    if not items:
+        return ""
+    return yaml.safe_dump(items, default_flow_style=True, sort_keys=False, width=10**9).strip()
 
 
 def training(summary: dict[str, Any], shared: dict[str, Any], base: str | None) -> str:
