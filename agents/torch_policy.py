@@ -4,10 +4,11 @@ A checkpoint is a ``torch.save`` of a plain dict (loadable with ``weights_only=T
 
     {"format": "cauldron-torch-v1", "env_id": str, "obs_size": int, "num_actions": int,
      "hidden": [int, ...], "state_size": int, "recurrent": int, "head": str,
-     "state_dict": {...}, "num_players": int, "options": {...}}
+     "state_dict": {...}, "num_players": int, "options": {...}, "steps": int}
 
-``num_players`` and ``options`` record what the policy was trained with (checkpoints written by
-the trainer; older ones lack them).
+``num_players`` and ``options`` record what the policy was trained with, and ``steps`` the
+learner steps it had trained when saved (checkpoints written by the trainer; older ones lack
+them, and those before ``steps`` lack only it).
 
 ``state_size`` is 0 unless the critic is centralized (fed by ``state()``); ``recurrent`` is the
 size of the actor's GRU memory (0: none). The memory is per player: a policy that plays several
@@ -50,7 +51,10 @@ FORMAT = "cauldron-torch-v1"
 _UNSAFE_ADVICE = ("weights_only", "safe_globals", "Please ", "Check the documentation")
 HEADS = ("flat", "factored")
 # game module name -> "module:class" of its factored head, built as cls(hidden, obs, actions)
-FACTORED_HEADS = {"hocus_pocus": "agents.hocus_pocus.head:HocusPocusHead"}
+FACTORED_HEADS = {
+    "hocus_pocus": "agents.hocus_pocus.head:HocusPocusHead",
+    "voodoo_mania": "agents.voodoo_mania.head:VoodooManiaHead",
+}
 
 
 def factored_head(env_id: str) -> type[nn.Module]:

@@ -158,7 +158,7 @@ def test_checkpoint_round_trips_and_plays_as_a_torch_agent(tmp_path):
         (
             {"env": "hexenflug_v1", "opponents": ["random"]},
             r"head 'factored': hexenflug_v1 has no factored head \(games with one: "
-            r"\['hocus_pocus_v1'\]\)",
+            r"\['hocus_pocus_v1', 'voodoo_mania_v1'\]\)",
         ),
         ({"trainer": "sb3"}, "head 'factored' needs trainer 'torch'"),
         (

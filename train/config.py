@@ -181,10 +181,11 @@ class TrainConfig(BaseModel):
     head: Literal["flat", "factored"] = Field(
         "flat",
         description="torch trainer: the actor's output layer. `flat`: one output row per "
-        "action; `factored`: the game's own head (agents.torch_policy.FACTORED_HEADS; "
-        "hocus_pocus_v1 only), where one small network shared by every card and space scores "
-        "each play from the card's and the space's features (agents.hocus_pocus.head), "
-        "reading the GRU's memory with recurrent > 0",
+        "action; `factored`: the game's own head (agents.torch_policy.FACTORED_HEADS: "
+        "hocus_pocus_v1 and voodoo_mania_v1), where one small network shared by every card "
+        "and space (Hocus Pocus; agents.hocus_pocus.head) or by every hand slot (Voodoo Mania; "
+        "agents.voodoo_mania.head) scores each play from its features, reading the GRU's "
+        "memory with recurrent > 0",
     )
     prior: str = Field(
         "",
