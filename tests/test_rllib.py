@@ -14,6 +14,7 @@ import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
 from train.config import parse_config
+from train.runlog import read_metrics
 
 HORSEMAN = {
     "name": "rllib-test",
@@ -210,6 +211,8 @@ def test_exported_policy_acts_like_rllibs_module(ray_instance):
 @pytest.mark.slow
 @pytest.mark.parametrize("data", [HORSEMAN, HEXENFLUG], ids=["headless_horseman", "hexenflug"])
 def test_tiny_rllib_run_saves_reloads_and_plays_in_the_harness(ray_instance, tmp_path, data):
+    import torch
+
     from train.__main__ import run
 
     config = parse_config({**data, "out": str(tmp_path)})
@@ -219,6 +222,8 @@ def test_tiny_rllib_run_saves_reloads_and_plays_in_the_harness(ray_instance, tmp
         assert (folder / artifact).exists(), artifact
     assert (folder / "final_rllib" / "cauldron_policy.pt").is_file()
     assert list((folder / "checkpoints").glob("step_*.pt"))
+    logged = max(row[0] for row in read_metrics(folder / "metrics.csv"))
+    assert torch.load(folder / "final.pt", weights_only=True)["steps"] == logged > 0
     trained = f"rllib:{folder / 'final_rllib'}"
     assert summary["config"]["agents"][0] == trained
     played = [row for row in summary["rows"] if trained in row["lineup"]]

@@ -13,6 +13,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+import torch
 import yaml
 
 import envs
@@ -23,7 +24,7 @@ from eval.zsc import runs as zsc_runs
 from eval.zsc.config import load_zsc_config, parse_zsc_config, quick_config
 from train import fit, runfolder
 from train.config import load_config
-from train.runlog import RunLog
+from train.runlog import RunLog, read_metrics
 
 ENV = "headless_horseman_v1"
 HH_TORCH = "checkpoints/headless_horseman_torch.pt"  # trained at 3 players
@@ -311,6 +312,25 @@ def test_the_estimate_uses_a_measured_rate_and_counts_only_seeds_to_train(tmp_pa
     assert measured - fewer == pytest.approx(zsc.estimate(config, 0)[0] / 2)
 
 
+def without_steps(checkpoint: Path) -> None:
+    data = torch.load(checkpoint, weights_only=True)
+    del data["steps"]
+    torch.save(data, checkpoint)
+
+
+def test_a_given_checkpoint_without_metrics_gives_the_steps_it_records(tmp_path):
+    """The trainer writes the learner steps into every checkpoint; eval.zsc reads them where no
+    metrics.csv lies beside it, and older checkpoints (and other agents) give none."""
+    run = train_seed_here(own_train_file(tmp_path / "source"), 0)
+    trained = max(row[0] for row in read_metrics(run / "metrics.csv"))
+    alone = tmp_path / "alone.pt"
+    shutil.copy(run / "final.pt", alone)
+    assert zsc_runs.checkpoint_steps(f"torch:{alone}") == trained > 0
+    without_steps(alone)
+    assert zsc_runs.checkpoint_steps(f"torch:{alone}") is None
+    assert zsc_runs.checkpoint_steps("heuristic:planner") is None
+
+
 def test_given_checkpoints_are_played_instead_of_training(tmp_path, capsys):
     """--checkpoints: no seed is trained (not even under a clock-limited train config); each
     checkpoint's steps come from a metrics.csv beside it; unequal or unknown steps are warned
@@ -325,6 +345,7 @@ def test_given_checkpoints_are_played_instead_of_training(tmp_path, capsys):
             metrics = f"step,key,value\n{steps},train/mean_return,0.1\n"
             (tmp_path / name / "metrics.csv").write_text(metrics)
         given.append(str(tmp_path / name / "final.pt"))
+    without_steps(Path(given[-1]))  # a checkpoint saved before checkpoints recorded steps
     path = tmp_path / "zsc.yaml"
     path.write_text(yaml.safe_dump(protocol(train, out=str(tmp_path / "out"))))
     with pytest.raises(envs.ConfigError, match="max_minutes 5"):

@@ -310,6 +310,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     if demos is not None and config.recurrent:
         demos.remember(net)
     phases = diagnostics.phase_field(config.env)
+    step = start * batch
     for update in range(start, updates):
         began = time.perf_counter()
         stepping = 0.0  # seconds spent in the games' steps (opponents' choices included)
@@ -515,7 +516,9 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 seed=config.seed + 10_000 + update,
             )
             log.scalars(step, {f"eval/{k}": v for k, v in result.items()})
-            save_checkpoint(net, config.env, folder / "checkpoints" / f"step_{step}.pt", meta)
+            save_checkpoint(
+                net, config.env, folder / "checkpoints" / f"step_{step}.pt", {**meta, "steps": step}
+            )
             runfolder.save_state(
                 config,
                 step,
@@ -533,6 +536,6 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             break
     games.close()
     final = folder / "final.pt"
-    save_checkpoint(net, config.env, final, meta)
+    save_checkpoint(net, config.env, final, {**meta, "steps": step})
     log.finish()
     return final

@@ -184,10 +184,16 @@ def to_policy_net(weights: dict[str, np.ndarray], hidden: list[int]) -> PolicyNe
     return net
 
 
-def export(algo: Any, config: TrainConfig, path: Path) -> PolicyNet:
-    """Write the policy's weights at ``path`` as a Cauldron torch checkpoint; the network."""
+def export(algo: Any, config: TrainConfig, path: Path, step: int) -> PolicyNet:
+    """Write the policy's weights after ``step`` learner steps at ``path`` as a Cauldron torch
+    checkpoint; the network."""
     net = to_policy_net(module_weights(algo), list(config.hidden))
-    meta = {"num_players": config.num_players, "options": config.options, "trainer": "rllib"}
+    meta = {
+        "num_players": config.num_players,
+        "options": config.options,
+        "trainer": "rllib",
+        "steps": step,
+    }
     save_checkpoint(net, config.env, path, meta)
     return net
 
@@ -224,7 +230,7 @@ def checkpoint_and_evaluate(algo: Any, config: TrainConfig, log: RunLog, step: i
     ``eval_games`` games against the baselines)."""
     from train.ppo import evaluate
 
-    net = export(algo, config, config.folder / "checkpoints" / f"step_{step}.pt")
+    net = export(algo, config, config.folder / "checkpoints" / f"step_{step}.pt", step)
     seed = config.seed + 10_000 + step
     outcome = evaluate(lambda: TorchAgent(net, "learner"), config, config.eval_games, seed)
     log.scalars(step, {f"eval/{k}": v for k, v in outcome.items()})
@@ -254,7 +260,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 if out_of_time:
                     log.message(f"max_minutes reached after {step:,} steps")
                     break
-            export(algo, config, config.folder / "final.pt")
+            export(algo, config, config.folder / "final.pt", step)
             algo.save_to_path(str(final.resolve()))
             shutil.copyfile(config.folder / "final.pt", final / POLICY)
         finally:

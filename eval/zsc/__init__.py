@@ -173,12 +173,13 @@ def summarize(
 
 def budget_warnings(runs: list[SeedRun]) -> list[str]:
     """Warnings when the seeds' budgets are not known to be equal: steps that differ, or
-    that no ``metrics.csv`` records."""
+    that neither a ``metrics.csv`` nor the checkpoint records."""
     out = []
     unknown = [r.seed for r in runs if r.steps is None]
     if unknown:
         out.append(
-            f"Seeds {unknown}: steps unknown (no metrics.csv beside the checkpoint): the seeds' "
+            f"Seeds {unknown}: steps unknown (no metrics.csv beside the checkpoint, and the "
+            "checkpoint records none): the seeds' "
             "budgets cannot be compared."
         )
     steps = {r.seed: r.steps for r in runs if r.steps is not None}

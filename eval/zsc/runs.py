@@ -2,7 +2,7 @@
 run trained now; and how long the training will take.
 
 Checkpoints given in the config (``checkpoints``, checked there) are played as they are: their
-steps are read from a ``metrics.csv`` beside them where there is one.
+steps are read from a ``metrics.csv`` beside them where there is one, else from the checkpoint.
 
 A seed's run folder is the one ``python -m train <train config> --seeds ...`` writes
 (``<out>/<stem>-seed<seed>/``). When its final checkpoint exists and the folder's
@@ -30,6 +30,7 @@ import yaml
 
 from agents import HEURISTICS
 from agents.specs import parse_spec
+from agents.torch_policy import load_checkpoint
 from envs.core.errors import ConfigError
 from eval.zsc.config import ZscConfig
 from train.config import TrainConfig
@@ -208,13 +209,26 @@ def training_estimate(
     return seconds + final_seconds, how
 
 
+def checkpoint_steps(spec: str) -> int | None:
+    """The learner steps a ``torch:`` checkpoint records (``None`` for other agents and for
+    checkpoints saved before they recorded it)."""
+    parsed = parse_spec(spec)
+    if parsed.kind != "torch":
+        return None
+    return load_checkpoint(Path(parsed.target))[1].get("steps")
+
+
 def given_runs(config: ZscConfig) -> list[SeedRun]:
-    """The seeds' agents from the config's checkpoints (checked when the config was read)."""
+    """The seeds' agents from the config's checkpoints (checked when the config was read); their
+    steps from a ``metrics.csv`` beside them, else from the checkpoint."""
     runs = []
     for seed, spec in zip(config.seeds, config.checkpoints or [], strict=True):
         folder = Path(parse_spec(spec).target).parent
         print(f"seed {seed}: using the given checkpoint {spec}", flush=True)
-        runs.append(SeedRun(seed, folder, spec, False, steps_trained(folder), given=True))
+        steps = steps_trained(folder)
+        if steps is None:
+            steps = checkpoint_steps(spec)
+        runs.append(SeedRun(seed, folder, spec, False, steps, given=True))
     return runs
 
 
