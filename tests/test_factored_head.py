@@ -32,10 +32,13 @@ def factored(hidden: list[int] | None = None) -> PolicyNet:
     return PolicyNet(1186, A.NUM_ACTIONS, hidden or [32], head="factored", env_id=HP)
 
 
-def played_observations(games: int = 2, players: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
-    """Observations and masks of every decision of ``games`` games of heuristic:greedy."""
-    env = envs.make(HP, num_players=players)
-    agent = make_agent("heuristic:greedy", HP)
+def played_observations(
+    games: int = 2, players: int = 3, env_id: str = HP, agent_spec: str = "heuristic:greedy"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Observations and masks of every decision of ``games`` games of ``agent_spec`` in every
+    seat."""
+    env = envs.make(env_id, num_players=players)
+    agent = make_agent(agent_spec, env_id)
     observations, masks = [], []
     for seed in range(games):
         env.reset(seed=seed)

@@ -13,10 +13,11 @@ import envs
 from agents import make_agent
 from agents.torch_policy import PolicyNet, save_checkpoint
 from agents.voodoo_mania.head import CYCLE_FEATURES, PLAY_FEATURES, VoodooManiaHead
-from agents.voodoo_mania.heuristic import LAYOUT, ChainVoodoo
+from agents.voodoo_mania.heuristic import LAYOUT
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
 from eval.voodoo_mania import disagreement
+from tests.test_factored_head import played_observations
 from train import warm_start
 from train.config import parse_config
 from train.ppo import train
@@ -32,20 +33,7 @@ def factored(hidden: list[int] | None = None) -> PolicyNet:
 
 def chain_decisions(games: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
     """Observations and masks of every decision of ``games`` two-player games of chain."""
-    env = envs.make(VM, num_players=2)
-    chain = ChainVoodoo()
-    observations, masks = [], []
-    for seed in range(games):
-        env.reset(seed=seed)
-        for _name in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            observations.append(obs["observation"])
-            masks.append(obs["action_mask"])
-            env.step(chain.act(obs["observation"], obs["action_mask"]))
-    return torch.as_tensor(np.stack(observations)), torch.as_tensor(np.stack(masks))
+    return played_observations(games, 2, VM, "heuristic:chain")
 
 
 def test_play_features_count_follow_ups_as_chain_does():
