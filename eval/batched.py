@@ -20,7 +20,10 @@ row by row (:class:`agents.batched.PerGameAgents`: slow but exact):
   sides (Wilson; a shared win counts for both, as in the harness), the paired difference
   "agent won − an opponent won" per game (which is what says who is stronger) and the mean
   score margin (the agent's score minus the opponents' mean, with the game's own scores: in
-  Voodoo Mania the fewest points win).
+  Voodoo Mania the fewest points win). ``--agents K`` plays each of the first K specs against
+  every later one; with ``--across-seeds`` the K agents are training seeds of one recipe: per
+  opponent, each seed's "won − lost", their mean with a percentile-bootstrap interval over the
+  seeds, and how many seeds' own intervals lie above 0 (:func:`across_seeds_against`).
 
 Game ``i`` (from 0) is dealt from seed ``seed + i``, and all its chance (the deal, the draws of
 play, the agents' own draws) comes from that seed's streams
@@ -284,23 +287,37 @@ def across_seeds(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return summary
 
 
-def seeds_table(summary: dict[str, dict[str, Any]], reference: str, score: str) -> list[str]:
-    """The lines of :func:`across_seeds`' table."""
-    count = len(summary["score"]["per_seed"])
+def across_seeds_against(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Competitive rows of several agents (training seeds of one recipe) against the same
+    opponents, summarised per opponent: ``per_seed`` (each seed's mean "won − lost"), ``mean``
+    with the 95% percentile-bootstrap interval over the seeds (rough with 3 to 5 seeds), and
+    ``above`` (the seeds whose own interval lies above 0)."""
+    summary: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        entry = summary.setdefault(row["opponent"], {"per_seed": [], "above": 0})
+        entry["per_seed"].append(row["won_minus_lost"]["mean"])
+        entry["above"] += row["won_minus_lost"]["low"] > 0
+    for entry in summary.values():
+        entry["mean"] = interval(*bootstrap_mean_interval(entry["per_seed"]))
+    return summary
+
+
+def seeds_table(
+    summary: dict[str, dict[str, Any]], title: str, names: dict[str, tuple[str, str]]
+) -> list[str]:
+    """The lines of an across-seeds table (:func:`across_seeds`, :func:`across_seeds_against`):
+    ``title``, then a row per key of ``names`` (its first cell and number format)."""
+    count = len(next(iter(summary.values()))["per_seed"])
     lines = [
         "",
-        f"Across seeds: the {count} teams after the reference as training seeds of one recipe, "
-        f"each minus {reference} deal by deal; the mean over seeds with its percentile-bootstrap "
-        "interval over the seeds (rough with few seeds)",
+        f"Across seeds: {title}; the mean over seeds with its percentile-bootstrap interval over "
+        "the seeds (rough with few seeds)",
         "",
         "| measure | per seed | mean over seeds [95% CI] | seeds with their interval above 0 |",
         "|---|---|---|---|",
     ]
-    for measure, name, form in (
-        ("win", "win rate, paired", "+.1%"),
-        ("score", f"{score}, paired", "+.3f"),
-    ):
-        m, mean = summary[measure], summary[measure]["mean"]
+    for key, (name, form) in names.items():
+        m, mean = summary[key], summary[key]["mean"]
         per_seed = ", ".join(f"{v:{form}}" for v in m["per_seed"])
         interval_cell = f"{mean['mean']:{form}} [{mean['low']:{form}}, {mean['high']:{form}}]"
         lines.append(f"| {name} | {per_seed} | {interval_cell} | {m['above']} of {count} |")
@@ -386,10 +403,17 @@ def main(argv: list[str] | None = None) -> list[str]:
         "--out", type=Path, help="folder for report.md, results.json (every game) and a plot"
     )
     parser.add_argument(
+        "--agents",
+        type=int,
+        default=1,
+        help="competitive: the first K specs are agents, each played against every later spec",
+    )
+    parser.add_argument(
         "--across-seeds",
         action="store_true",
-        help="cooperative: the teams other than the reference are training seeds of one recipe; "
-        "add their mean paired difference with an interval over the seeds",
+        help="the teams other than the reference (cooperative) or the --agents (competitive) are "
+        "training seeds of one recipe; add their mean paired difference or won − lost with an "
+        "interval over the seeds",
     )
     args = parser.parse_args(argv)
     if not 0 <= args.threads <= MAX_THREADS:
@@ -409,13 +433,22 @@ def main(argv: list[str] | None = None) -> list[str]:
             f"--baseline must be one of the teams {args.specs} (cooperative games only), "
             f"got {args.baseline!r}"
         )
-    if args.across_seeds and (competitive or len(args.specs) < 3):
+    if competitive and not 1 <= args.agents < len(args.specs):
         raise ConfigError(
-            "--across-seeds needs a cooperative game and, besides the reference team, at least "
-            f"2 teams (the seeds); got {len(args.specs)} team(s) in {args.env}"
+            f"--agents must be 1 to {len(args.specs) - 1}: the agents come first and at least "
+            f"one opponent after them; got {args.agents}"
         )
+    if not competitive and args.agents != 1:
+        raise ConfigError(f"--agents is for competitive games; {args.env} is cooperative")
+    if args.across_seeds and (args.agents < 2 if competitive else len(args.specs) < 3):
+        raise ConfigError(
+            "--across-seeds needs the seeds: in a cooperative game at least 2 teams besides the "
+            f"reference (got {len(args.specs)} team(s)), in a competitive game --agents 2 or "
+            f"more; {args.env} is {'competitive' if competitive else 'cooperative'}"
+        )
+    agents = args.specs[: args.agents]
     matches = (
-        [(args.specs[0], o, f"{args.specs[0]} vs {o}") for o in args.specs[1:]]
+        [(a, o, f"{a} vs {o}") for a in agents for o in args.specs[args.agents :]]
         if competitive
         else [(s, None, s) for s in args.specs]
     )
@@ -439,10 +472,21 @@ def main(argv: list[str] | None = None) -> list[str]:
                 row["reference"] = matches[reference][2]
             rows.append(row)
         lines = tables(args.env, args.players, args.seed, args.games, rows)
-        seeds = across_seeds(rows) if args.across_seeds else None
-        if seeds:
+        seeds = None
+        if args.across_seeds and competitive:
+            seeds = across_seeds_against(rows)
+            title = f"the {len(agents)} agents as training seeds of one recipe, agent won − lost"
+            names = {o: (f"won − lost against {o}", "+.1%") for o in seeds}
+            lines += seeds_table(seeds, title, names)
+        elif args.across_seeds:
+            seeds = across_seeds(rows)
+            title = (
+                f"the {len(rows) - 1} teams after the reference as training seeds of one recipe, "
+                f"each minus {matches[reference][2]} deal by deal"
+            )
             score = envs.spec(args.env).score
-            lines += seeds_table(seeds, matches[reference][2], score)
+            names = {"win": ("win rate, paired", "+.1%"), "score": (f"{score}, paired", "+.3f")}
+            lines += seeds_table(seeds, title, names)
         print("\n".join(lines))
         if args.out:
             config = {**vars(args), "out": str(args.out), "options": options}

@@ -141,15 +141,52 @@ def test_across_seeds_summarises_each_seeds_paired_difference(tmp_path):
     assert "| stuns, paired |" in (folder / "report.md").read_text()
 
 
-def test_across_seeds_warns_below_three_seeds_and_needs_a_cooperative_game():
+def test_across_seeds_warns_below_three_seeds_and_needs_the_seeds():
     two = main(["hocus_pocus_v1", "random", "random", "random", "--games", "2", "--across-seeds"])
     assert two[-1] == "warning: 2 seeds; the protocol asks for at least 3"
     for argv in (
         ["hocus_pocus_v1", "random", "random"],
         ["hexenflug_v1", "random", "random", "random"],
     ):
-        with pytest.raises(ConfigError, match="--across-seeds needs a cooperative game"):
+        with pytest.raises(ConfigError, match="--across-seeds needs the seeds: .* --agents 2"):
             main([*argv, "--games", "4", "--across-seeds"])
+
+
+def test_competitive_across_seeds_summarises_each_agents_won_minus_lost(tmp_path):
+    """``--agents 3 --across-seeds`` in a competitive game: each of the first three specs meets
+    every later one; per opponent, each seed's "won − lost" (the main table's figure), their
+    mean with an interval over the seeds, and the seeds whose own interval lies above 0 (the
+    banker beats random play; random play against itself does not)."""
+    folder = tmp_path / "seeds"
+    specs = ["heuristic:banker", "heuristic:banker", "random", "random", "heuristic:cautious"]
+    argv = ["hexenflug_v1", *specs, "--agents", "3", "--games", "48", "--seed", "5"]
+    lines = main([*argv, "--across-seeds", "--out", str(folder)])
+    results = json.loads((folder / "results.json").read_text())
+    assert [r["label"] for r in results["rows"]] == [
+        f"{a} vs {o}" for a in specs[:3] for o in specs[3:]
+    ]
+    against_random = [r["won_minus_lost"] for r in results["rows"] if r["opponent"] == "random"]
+    summary = results["across_seeds"]["random"]
+    assert summary["per_seed"] == [w["mean"] for w in against_random]
+    assert summary["mean"]["mean"] == pytest.approx(np.mean(summary["per_seed"]))
+    assert summary["above"] == 2 == sum(w["low"] > 0 for w in against_random)
+    assert set(results["across_seeds"]) == {"random", "heuristic:cautious"}
+    (row,) = [line for line in lines if line.startswith("| won − lost against random |")]
+    assert row.split(" | ")[1] == ", ".join(f"{v:+.1%}" for v in summary["per_seed"])
+    assert row.endswith("| 2 of 3 |")
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["hexenflug_v1", "random", "random", "--agents", "2"], "--agents must be 1 to 1"),
+        (["hexenflug_v1", "random", "random", "--agents", "0"], "--agents must be 1 to 1"),
+        (["hocus_pocus_v1", "random", "--agents", "2"], "--agents is for competitive games"),
+    ],
+)
+def test_agents_is_refused_where_it_leaves_no_opponent_or_the_game_is_cooperative(argv, match):
+    with pytest.raises(ConfigError, match=match):
+        main([*argv, "--games", "4"])
 
 
 def test_out_folder_holds_the_command_provenance_tables_every_game_and_a_plot(tmp_path):
