@@ -4,8 +4,8 @@ Whatever the play, the pair it leaves wanted is the one its side misses (a norma
 side showing the wanted pair, so the new wanted pair is the one that side misses; a Voodoo! lays
 a side missing the wanted pair, which stays wanted). Whether the player's own hand can answer that
 pair again is a match between two cards' 25 pairs, which a flat head must learn for every pair of
-hand slots; a clone of ``heuristic:chain`` with a flat head misses it on about a third of the
-decisions between several normal plays (:mod:`eval.voodoo_mania.disagreement`).
+hand slots: a clone of ``heuristic:chain`` with a flat head makes chain's choice between several
+normal plays only about 3 times in 5 (:mod:`eval.voodoo_mania.disagreement`).
 
 Here one small network, shared by the six "play slot k, side s" actions (index ``1 + 2k + s``),
 scores a play from the trunk's hidden vector (through one linear layer) and ``PLAY_FEATURES``:
