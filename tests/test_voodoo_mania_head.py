@@ -17,8 +17,7 @@ from agents.voodoo_mania.heuristic import LAYOUT
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
 from eval.voodoo_mania import disagreement
-from tests.test_factored_head import played_observations
-from train import warm_start
+from tests.test_factored_head import clone_agreements, played_observations
 from train.config import parse_config
 from train.ppo import train
 from train.runlog import RunLog
@@ -127,40 +126,18 @@ def test_cloning_chain_chooses_between_normal_plays_better_with_the_factored_hea
     """Two players, a tiny budget (10 games, 4 passes): on fresh games the factored clone makes
     chain's choice between several normal plays more often than a flat clone of the same size
     (measured: 81% against 58%)."""
-    cfg = parse_config(
-        {
-            "env": VM,
-            "num_players": 2,
-            "hidden": [64],
-            "opponents": ["heuristic:chain"],
-            "warm_start": {
-                "agent": "heuristic:chain",
-                "games": 10,
-                "epochs": 4,
-                "batch_size": 128,
-                "learning_rate": 0.003,
-                "critic": False,
-            },
-        }
+
+    def several_normal(batch: dict) -> torch.Tensor:
+        return torch.tensor(
+            [
+                disagreement.decision_kind(o.numpy(), m.numpy(), int(a)) == "several normal plays"
+                for o, m, a in zip(batch["obs"], batch["mask"], batch["action"], strict=True)
+            ]
+        )
+
+    agreement = clone_agreements(
+        VM, {"agent": "heuristic:chain", "games": 10, "epochs": 4}, several_normal
     )
-    demos = warm_start.collect(cfg, quiet=True)
-    spec = cfg.warm_start.model_copy(update={"games": 10})
-    fresh = warm_start.collect(cfg.model_copy(update={"seed": 999, "warm_start": spec}), True)
-    batch = fresh.batch(torch.arange(len(fresh)))
-    kinds = [
-        disagreement.decision_kind(o.numpy(), m.numpy(), int(a))
-        for o, m, a in zip(batch["obs"], batch["mask"], batch["action"], strict=True)
-    ]
-    several = torch.tensor([k == "several normal plays" for k in kinds])
-    assert several.sum() > 100
-    agreement = {}
-    for head in ("flat", "factored"):
-        torch.manual_seed(0)
-        net = PolicyNet(LAYOUT.size, A.NUM_ACTIONS, cfg.hidden, head=head, env_id=VM)
-        warm_start.clone(net, demos, cfg, lambda epoch, figures: None)
-        with torch.no_grad():
-            best = net.masked_logits(batch["obs"], batch["mask"])[0].argmax(-1)
-        agreement[head] = float((best == batch["action"])[several].float().mean())
     assert agreement["factored"] > agreement["flat"] + 0.1, agreement
 
 
