@@ -35,6 +35,9 @@ CONFIGS = [
     (3, {"cycle_anytime": True}),
     (2, {"max_ticks": 150}),
     (3, {"max_ticks": 120, "reward": "per_round"}),
+    (2, {"max_ticks": 150, "reward": "per_round", "truncation": "loss"}),
+    (3, {"reward": "per_tick"}),
+    (2, {"max_ticks": 150, "reward": "per_tick"}),
 ]
 
 

@@ -253,6 +253,18 @@ def test_max_ticks_truncates_and_ranks_the_standing():
     assert torch.equal(out["reward"], torch.where(best, 1.0, -1.0))
 
 
+def test_truncation_loss_pays_every_player_minus_one():
+    """Option ``truncation="loss"``: a game cut short at ``max_ticks`` pays −1 to every seat."""
+    benv = envs.make_batched(
+        ENV, num_players=3, batch_size=8, max_ticks=4, reward="per_round", truncation="loss"
+    )
+    benv.reset(seed=1)
+    for _ in range(12):
+        out = benv.step(torch.zeros(8, dtype=torch.int64))  # everybody waits
+    assert out["done"].all() and out["truncated"].all()
+    assert torch.equal(out["reward"], torch.full((8, 3), -1.0))
+
+
 def test_joint_step_equals_the_aec_cycle():
     """``apply_joint`` (the Parallel env's tick) gives what the AEC order gives."""
     _, game = make_game(3, {})

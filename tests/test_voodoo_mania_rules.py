@@ -224,6 +224,36 @@ def test_per_round_reward_option():
     assert rewards == pytest.approx((3 / 45, -3 / 45))
 
 
+def test_per_tick_reward_pays_each_play_as_it_moves_cards():
+    """Option ``reward="per_tick"``: each tick pays the change of (the others' mean cards held
+    minus one's own) / cards per player, so a play that empties the hand pays the last card."""
+    card, side = find_card(WANTED, "normal", exclude={0})
+    rules, state = table(hands=[[card], [70, 71]], piles=[[], [73]], top=TOP, reward="per_tick")
+    rewards = rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT])
+    assert rewards == pytest.approx((1 / 45, -1 / 45))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_per_tick_rounds_sum_to_per_round(n):
+    """Over whole games of the same seed and moves, ``per_tick`` pays each seat in sum what
+    ``per_round`` pays (a deal gives every player the same number of cards)."""
+    totals = {}
+    for reward in ("per_round", "per_tick"):
+        env = envs.make_parallel("voodoo_mania_v1", num_players=n, reward=reward)
+        obs, _ = env.reset(seed=n)
+        rng = np.random.default_rng(0)
+        paid = dict.fromkeys(env.agents, 0.0)
+        while env.agents:
+            masks = {a: obs[a]["action_mask"] for a in env.agents}
+            actions = {a: int(rng.choice(np.flatnonzero(m))) for a, m in masks.items()}
+            obs, rewards, _, _, _ = env.step(actions)
+            for agent, r in rewards.items():
+                paid[agent] += r
+        totals[reward] = paid
+    assert totals["per_tick"] == pytest.approx(totals["per_round"], abs=1e-9)
+    assert any(abs(v) > 0.01 for v in totals["per_round"].values())
+
+
 def test_max_ticks_truncates_a_game_where_nobody_acts():
     env = envs.make_parallel("voodoo_mania_v1", num_players=2, max_ticks=5)
     env.reset(seed=0)
@@ -240,6 +270,20 @@ def test_waiting_out_the_clock_does_not_pay():
     rules, state = table(hands=[[card, 70], [71, 72]], piles=[[73], [74, 75]], top=TOP, max_ticks=1)
     rewards = rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT])
     assert rules.is_truncated(state) and rewards == (1.0, -1.0)
+
+
+@pytest.mark.parametrize("reward", ["win_loss", "per_round"])
+def test_truncation_loss_pays_every_player_minus_one(reward):
+    """Defaults and assumptions, *Truncation*, option ``truncation="loss"``: a game cut short at
+    ``max_ticks`` pays −1 to everyone (with ``per_round``, for the unfinished round), so the
+    player ahead gains nothing by waiting out the clock."""
+    card, side = find_card(WANTED, "normal", exclude={0})
+    hands, piles = [[card, 70], [71, 72]], [[73], [74, 75]]
+    rules, state = table(
+        hands=hands, piles=piles, top=TOP, max_ticks=1, reward=reward, truncation="loss"
+    )
+    rewards = rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT])
+    assert rules.is_truncated(state) and rewards == (-1.0, -1.0)
 
 
 def test_aec_hides_choices_made_earlier_in_the_tick():

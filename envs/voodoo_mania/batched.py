@@ -402,6 +402,7 @@ class BatchedVoodooMania:
         (default: those not over). Returns ``[B, n]`` float32 rewards."""
         if live is None:
             live = state.phase == TICK
+        before = self.totals(state)
         state.tick = state.tick + live.long()
         cycling = live[:, None] & (actions >= A.CYCLE)
         state.last_cyclers = torch.where(live[:, None], cycling, state.last_cyclers)
@@ -414,13 +415,17 @@ class BatchedVoodooMania:
         state.last_voodoo = state.last_voodoo & ~live
         choice = actions.gather(1, winner[:, None]).squeeze(1) - A.PLAY
         self._play(state, played, winner, choice // 2, choice % 2)
-        emptied = played & (self.totals(state).gather(1, winner[:, None]).squeeze(1) == 0)
+        after = self.totals(state)
+        emptied = played & (after.gather(1, winner[:, None]).squeeze(1) == 0)
         stalled = played & ~emptied & self._stalled(state)
         rewards = self._end_round(state, emptied | stalled, generator)
+        if self.options.reward == "per_tick":
+            moved = (self._relative(after) - self._relative(before)).float()
+            rewards = rewards + torch.where(played[:, None], moved, 0.0)
         clock = live & (state.phase != OVER) & (state.tick >= self.options.max_ticks)
         if not bool(clock.any()):  # no game reaches the clock: nothing more to do
             return rewards
-        return torch.where(clock[:, None], self._truncate(state, clock), rewards)
+        return torch.where(clock[:, None], rewards + self._truncate(state, clock), rewards)
 
     def _cycle(self, state: BatchedState, live: torch.Tensor, slot: torch.Tensor) -> None:
         """Slide a hand card under the own pile and replace it with the pile's top card, in
@@ -521,22 +526,31 @@ class BatchedVoodooMania:
         ends."""
         return state.answers.gather(1, self.wanted(state)[:, None]).squeeze(1) == 0
 
-    def _pay_round(self, held: torch.Tensor) -> torch.Tensor:
-        """Per-round rewards of ``held [B, n]`` points: the mean of the others' points minus
-        one's own, / cards per player (in float64, as the reference, then float32)."""
+    def _relative(self, held: torch.Tensor) -> torch.Tensor:
+        """``[B, n]`` float64: the mean of the others' cards (or points) in ``held [B, n]``
+        minus one's own, / cards per player (as the reference computes it)."""
         held = held.double()
         others = (held.sum(dim=1, keepdim=True) - held) / (self.num_players - 1)
-        return ((others - held) / self.per_player).float()
+        return (others - held) / self.per_player
+
+    def _pay_round(self, held: torch.Tensor) -> torch.Tensor:
+        """Per-round rewards of ``held [B, n]`` points, float32 (:meth:`_relative`)."""
+        return self._relative(held).float()
 
     def _truncate(self, state: BatchedState, live: torch.Tensor) -> torch.Tensor:
         """At ``max_ticks`` the ``live`` games are cut short. So that waiting out the clock never
         pays, the rewards rank the players by points so far plus cards held now (fewest win,
-        ties shared); with per-round rewards the unfinished round is paid as if it had ended."""
+        ties shared); with per-round rewards the unfinished round is paid as if it had ended.
+        Option ``truncation="loss"`` pays −1 to everyone instead."""
         state.phase = torch.where(live, OVER, state.phase)
         state.truncated = state.truncated | live
         held = self.totals(state)
+        if self.options.truncation == "loss":
+            return torch.full(held.shape, -1.0, device=self.device)
         if self.options.reward == "per_round":
             return self._pay_round(held)
+        if self.options.reward == "per_tick":
+            return torch.zeros(held.shape, device=self.device)
         standing = state.scores + held
         best = standing == standing.min(dim=1, keepdim=True).values
         return torch.where(best, 1.0, -1.0)

@@ -19,6 +19,17 @@ class VoodooManiaOptions(CommonOptions):
     reward: str = option(
         "win_loss",
         "`win_loss`: +1 to each winner and −1 to the others at the end; `per_round`: at each "
-        "round's end, the mean of the others' points minus one's own, / cards per player.",
-        choices=("win_loss", "per_round"),
+        "round's end, the mean of the others' points minus one's own, / cards per player; "
+        "`per_tick`: `per_round`'s payment spread over the round, each tick paying the change "
+        "of the mean of the others' cards held minus one's own, / cards per player (a round "
+        "pays in sum what `per_round` pays at its end; a cut-short round pays what it has).",
+        choices=("win_loss", "per_round", "per_tick"),
+    )
+    truncation: str = option(
+        "standing",
+        "How a game cut short at `max_ticks` pays. `standing`: as if it had ended there (points "
+        "so far plus cards held; fewest win; with `per_round`, the unfinished round as if it "
+        "had ended; with `per_tick`, nothing more); `loss`: −1 to every player (with "
+        "`per_round` or `per_tick`, for the unfinished round), so that stalling pays nobody.",
+        choices=("standing", "loss"),
     )

@@ -153,6 +153,7 @@ class VoodooManiaRules(SimultaneousRules):
     # ----------------------------------------------------------------- transitions
     def apply_joint(self, state: State, actions: list[int]) -> tuple[float, ...]:
         """One tick: every cycle happens, then one play (by random priority) is made."""
+        before = self.totals(state)
         state.tick += 1
         state.last_cyclers = [s for s, a in enumerate(actions) if a >= A.CYCLE]
         for seat in state.last_cyclers:
@@ -164,16 +165,35 @@ class VoodooManiaRules(SimultaneousRules):
             winner = players[int(state.rng.integers(len(players)))]
             slot, side = divmod(actions[winner] - A.PLAY, 2)
             self._play(state, winner, slot, side)
+            if self.options.reward == "per_tick":
+                rewards = self._moved(before, self.totals(state))
             if not state.hands[winner] and not state.piles[winner]:
-                rewards = self._end_round(state)
+                rewards = self._add(rewards, self._end_round(state))
             elif self._stalled(state):
                 state.log.append(("stalled", state.round))
-                rewards = self._end_round(state)
+                rewards = self._add(rewards, self._end_round(state))
         if state.phase != Phase.OVER and state.tick >= self.options.max_ticks:
-            rewards = self._truncate(state)
+            rewards = self._add(rewards, self._truncate(state))
         if len(state.log) > 32:
             del state.log[:-16]
         return rewards
+
+    def _relative(self, held: list[int]) -> tuple[float, ...]:
+        """Per seat: the mean of the others' cards (or points) in ``held`` minus one's own, / cards
+        per player: what ``per_round`` pays for a round ending with ``held``."""
+        n = self.num_players
+        return tuple(((sum(held) - own) / (n - 1) - own) / self.per_player for own in held)
+
+    def _moved(self, before: list[int], after: list[int]) -> tuple[float, ...]:
+        """``per_tick``'s payment for a tick that took the cards held from ``before`` to
+        ``after``; a round's ticks sum to its ``per_round`` payment (a deal holds equal cards)."""
+        return tuple(
+            a - b for a, b in zip(self._relative(after), self._relative(before), strict=True)
+        )
+
+    @staticmethod
+    def _add(first: tuple[float, ...], second: tuple[float, ...]) -> tuple[float, ...]:
+        return tuple(a + b for a, b in zip(first, second, strict=True))
 
     def _stalled(self, state: State) -> bool:
         """A stalled table (components.md leaves it open): no card in any hand or own pile can
@@ -186,14 +206,20 @@ class VoodooManiaRules(SimultaneousRules):
     def _truncate(self, state: State) -> tuple[float, ...]:
         """At ``max_ticks`` the game is cut short. So that waiting out the clock never pays, the
         rewards rank the players by points so far plus cards held now (fewest win, ties shared);
-        with per-round rewards the unfinished round is paid as if it had ended."""
+        with per-round rewards the unfinished round is paid as if it had ended. Option
+        ``truncation="loss"`` pays −1 to everyone instead: a leader then gains nothing by
+        holding the only answers to the wanted pair until the clock runs out."""
         state.phase = Phase.OVER
         state.truncated = True
         state.log.append(("truncated", state.tick))
         n = self.num_players
+        if self.options.truncation == "loss":
+            return (-1.0,) * n
         held = self.totals(state)
         if self.options.reward == "per_round":
-            return tuple(((sum(held) - own) / (n - 1) - own) / self.per_player for own in held)
+            return self._relative(held)
+        if self.options.reward == "per_tick":
+            return (0.0,) * n
         standing = [s + h for s, h in zip(state.scores, held, strict=True)]
         best = min(standing)
         return tuple(1.0 if total == best else -1.0 for total in standing)
@@ -246,9 +272,7 @@ class VoodooManiaRules(SimultaneousRules):
         n = self.num_players
         rewards = [0.0] * n
         if self.options.reward == "per_round":
-            for seat, own in enumerate(points):
-                others = (sum(points) - own) / (n - 1)
-                rewards[seat] = (others - own) / self.per_player
+            rewards = list(self._relative(points))
         if state.round == C.ROUNDS:
             state.phase = Phase.OVER
             if self.options.reward == "win_loss":
