@@ -26,9 +26,9 @@ from train.results import COMPETITIVE, COOPERATIVE, cells, game_name, percent, v
 TRAINED = Path("docs/results/trained")
 ROWS = (
     (
-        "hocus_pocus_torch",
-        "16,039,936 steps, 100 + 29 min (the last 2.7M on a shared core), 1 thread, "
-        "batched engine, lr cooldown",
+        "hocus_pocus_torch_cooldown_batched",
+        "12,001,280 steps, about 90 min, 1 thread, batched engine, lr cooldown over the "
+        "second half",
     ),
     (
         "hocus_pocus_torch_residual_batched",
