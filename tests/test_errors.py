@@ -172,7 +172,8 @@ def test_parallel_penalty_mode_ends_the_game_and_the_team_shares_it():
     "options, match",
     [
         ({"max_ticks": 0}, "'max_ticks' must be at least 1"),
-        ({"reward": "points"}, r"must be one of \['win_loss', 'per_round'\]"),
+        ({"reward": "points"}, r"must be one of \['win_loss', 'per_round', 'per_tick'\]"),
+        ({"truncation": "draw"}, r"must be one of \['standing', 'loss'\]"),
         ({"cycle_anytime": 1}, "must be of type bool"),
         ({"rounds": 5}, "unknown option"),
     ],

@@ -4,6 +4,7 @@ the one :mod:`train.readme_figures` renders from the shipped checkpoints' evalua
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from envs.core.docs import BLOCK
@@ -56,4 +57,38 @@ def test_the_training_table_is_rendered_from_the_shipped_reports(monkeypatch):
     (block,) = [m.group(3) for m in BLOCK.finditer(README) if m.group(2) == "training"]
     assert block.strip() == readme_figures.table(), (
         "run: python -m train.readme_figures --readme README.md"
+    )
+
+
+def test_a_competitive_batched_row_names_the_hardest_heuristic(tmp_path):
+    """A competitive ``eval.batched`` evaluation (rows of the trained seat against random and
+    each heuristic) gives the win rate against random, the hardest heuristic, and a verdict
+    against 50%."""
+
+    def versus(opponent: str, rate: float, low: float, high: float) -> dict:
+        win = {"rate": rate, "low": low, "high": high}
+        return {"spec": "torch:a.pt", "opponent": opponent, "win": win}
+
+    results = {
+        "command": "python -m eval.batched ...",
+        "config": {
+            "env": "voodoo_mania_v1",
+            "specs": ["torch:a.pt"],
+            "players": 2,
+            "games": 5000,
+            "seed": 1000,
+        },
+        "rows": [
+            versus("random", 1.0, 0.999, 1.0),
+            versus("heuristic:chain", 0.52, 0.51, 0.53),
+            versus("heuristic:fast", 0.85, 0.84, 0.86),
+        ],
+    }
+    (tmp_path / "vm").mkdir()
+    (tmp_path / "vm" / "results.json").write_text(json.dumps(results))
+    cooperative, text = readme_figures.row("vm", "1 min", tmp_path)
+    assert not cooperative
+    assert text == (
+        "| voodoo_mania (2p) | torch | 100.0% [99.9, 100.0] | heuristic:chain: 52.0% [51.0, 53.0]"
+        " (5,000 games, `eval.batched`, seeds from 1000) | yes | 1 min |"
     )

@@ -128,13 +128,34 @@ def batched_cells(results: dict) -> list[str]:
     ]
 
 
+def batched_versus_cells(results: dict) -> list[str]:
+    """A competitive row's cells from ``python -m eval.batched``'s ``results.json`` (its first
+    spec the trained seat, played against random and the heuristics): its win rate against
+    random, against the heuristic it beats least often, and whether that is above 50%."""
+    config = results["config"]
+    trained = config["specs"][0]
+    rates = {row["opponent"]: row["win"] for row in results["rows"] if row["spec"] == trained}
+    if "random" not in rates:
+        raise ValueError("a batched competitive row needs the trained seat against random")
+    heuristics = {k: v for k, v in rates.items() if k.startswith("heuristic:")}
+    hardest = min(heuristics, key=lambda k: heuristics[k]["rate"])
+    versus = heuristics[hardest]
+    deals = f"{config['games']:,} games, `eval.batched`, seeds from {config['seed']}"
+    return [
+        percent(rates["random"]),
+        f"{hardest}: {percent(versus)} ({deals})",
+        verdict(versus["low"], versus["high"], 0.5),
+    ]
+
+
 def row(name: str, training: str, root: Path = TRAINED) -> tuple[bool, str]:
     """Whether the row's game is cooperative, and its table row from ``root/name``."""
     results = json.loads((root / name / "results.json").read_text())
     config = results["config"]
     if "command" in results:  # python -m eval.batched
         players, trained = config["players"], config["specs"][0]
-        cooperative, comparison = True, batched_cells(results)
+        cooperative = all(row.get("opponent") is None for row in results["rows"])
+        comparison = (batched_cells if cooperative else batched_versus_cells)(results)
     else:
         players, trained = config["players"][0], config["agents"][0]
         cooperative, comparison = results["cooperative"], cells(results)
