@@ -38,6 +38,7 @@ CONFIGS = [
     (2, {"max_ticks": 150, "reward": "per_round", "truncation": "loss"}),
     (3, {"reward": "per_tick"}),
     (2, {"max_ticks": 150, "reward": "per_tick"}),
+    (2, {"max_idle_ticks": 3, "reward": "per_tick", "truncation": "loss"}),
 ]
 
 

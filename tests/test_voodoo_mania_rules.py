@@ -286,6 +286,54 @@ def test_truncation_loss_pays_every_player_minus_one(reward):
     assert rules.is_truncated(state) and rewards == (-1.0, -1.0)
 
 
+def dead_cards(count: int, exclude=()) -> list[int]:
+    """``count`` different cards none of whose sides can be played on ``WANTED``."""
+    cards: list[int] = []
+    while len(cards) < count:
+        cards.append(dead_card(WANTED, exclude={*exclude, *cards}))
+    return cards
+
+
+def test_max_idle_ticks_cuts_a_standoff_short():
+    """Option ``max_idle_ticks``: a player holding the only answer waits while the other, stuck,
+    cycles; after that many ticks without a play the game is cut short (paid as ``truncation``
+    says)."""
+    card, side = find_card(WANTED, "normal", exclude={0})
+    held, *pile = dead_cards(3, exclude={0, card})
+    rules, state = table(
+        hands=[[card], [held]], piles=[[], pile], top=TOP, max_idle_ticks=3, truncation="loss"
+    )
+    for idle in (1, 2):
+        assert not rules.plays(state, 1)
+        assert rules.apply_joint(state, [A.WAIT, A.CYCLE]) == (0.0, 0.0)
+        assert state.idle == idle and not rules.is_truncated(state)
+    assert rules.apply_joint(state, [A.WAIT, A.CYCLE]) == (-1.0, -1.0)
+    assert rules.is_truncated(state)
+
+
+def test_max_idle_ticks_counts_only_while_a_player_could_play():
+    """The count starts again after a play, and a tick in which nobody could play is not
+    idle."""
+    card, side = find_card(WANTED, "normal", exclude={0})
+    dead = dead_cards(4, exclude={0, card})
+    rules, state = table(
+        hands=[[card, dead[0]], [dead[1]]],
+        piles=[[dead[2]], [dead[3]]],
+        top=TOP,
+        max_idle_ticks=2,
+    )
+    rules.apply_joint(state, [A.WAIT, A.WAIT])
+    assert state.idle == 1
+    rules.apply_joint(state, [play_action(rules, state, 0, card, side), A.WAIT])
+    assert state.idle == 0 and not rules.is_truncated(state)
+    rules, state = table(
+        hands=[[dead[0]], [dead[1]]], piles=[[dead[2]], [card]], top=TOP, max_idle_ticks=1
+    )
+    assert not rules.plays(state, 0) and not rules.plays(state, 1)
+    rules.apply_joint(state, [A.WAIT, A.WAIT])
+    assert state.idle == 0 and not rules.is_truncated(state)
+
+
 def test_aec_hides_choices_made_earlier_in_the_tick():
     """Both APIs: in the AEC env a later seat never sees an earlier seat's choice of the tick."""
     env = envs.make("voodoo_mania_v1", num_players=3)

@@ -82,6 +82,7 @@ class BatchedState:
     tick: torch.Tensor
     phase: torch.Tensor
     truncated: torch.Tensor
+    idle: torch.Tensor
     pending: torch.Tensor
     actor: torch.Tensor
     last_player: torch.Tensor
@@ -118,6 +119,7 @@ def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
         tick=rows([s.tick for s in states]),
         phase=rows([int(s.phase) for s in states]),
         truncated=rows([s.truncated for s in states], torch.bool),
+        idle=rows([s.idle for s in states]),
         pending=rows([[s.pending.get(seat, -1) for seat in range(n)] for s in states]),
         actor=rows([s.actor for s in states]),
         last_player=rows([s.last_player for s in states]),
@@ -170,6 +172,7 @@ def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> Sta
         tick=int(state.tick[row]),
         phase=Phase(int(state.phase[row])),
         truncated=bool(state.truncated[row]),
+        idle=int(state.idle[row]),
         pending={seat: a for seat, a in enumerate(pending) if a >= 0},
         actor=int(state.actor[row]),
         last_player=int(state.last_player[row]),
@@ -258,6 +261,7 @@ class BatchedVoodooMania:
             tick=zeros.clone(),
             phase=zeros + TICK,
             truncated=torch.zeros(rows, dtype=torch.bool, device=dev),
+            idle=zeros.clone(),
         )
 
     def _dealt(self, rows: int, generator: torch.Generator) -> dict[str, torch.Tensor]:
@@ -398,11 +402,13 @@ class BatchedVoodooMania:
     ) -> torch.Tensor:
         """One tick (``actions [B, n]``): every cycle happens, then one play, by a random
         priority among the seats that play, is made; the round ends when its player runs out of
-        cards or the table is stalled; ``max_ticks`` truncates. Only ``live`` games change
-        (default: those not over). Returns ``[B, n]`` float32 rewards."""
+        cards or the table is stalled; ``max_ticks`` and ``max_idle_ticks`` truncate. Only
+        ``live`` games change (default: those not over). Returns ``[B, n]`` float32 rewards."""
         if live is None:
             live = state.phase == TICK
         before = self.totals(state)
+        if self.options.max_idle_ticks:
+            could = self._anyone_could_play(state)
         state.tick = state.tick + live.long()
         cycling = live[:, None] & (actions >= A.CYCLE)
         state.last_cyclers = torch.where(live[:, None], cycling, state.last_cyclers)
@@ -411,6 +417,9 @@ class BatchedVoodooMania:
         keys = uniform(generator, playing.shape, self.device, live)
         winner = torch.where(playing, keys, -1.0).argmax(dim=1)
         played = playing.any(dim=1)
+        if self.options.max_idle_ticks:
+            idle = torch.where(could & ~played, state.idle + 1, 0)
+            state.idle = torch.where(live, idle, state.idle)
         state.last_player = torch.where(live, torch.where(played, winner, -1), state.last_player)
         state.last_voodoo = state.last_voodoo & ~live
         choice = actions.gather(1, winner[:, None]).squeeze(1) - A.PLAY
@@ -422,10 +431,19 @@ class BatchedVoodooMania:
         if self.options.reward == "per_tick":
             moved = (self._relative(after) - self._relative(before)).float()
             rewards = rewards + torch.where(played[:, None], moved, 0.0)
-        clock = live & (state.phase != OVER) & (state.tick >= self.options.max_ticks)
+        clock = state.tick >= self.options.max_ticks
+        if self.options.max_idle_ticks:
+            clock = clock | (state.idle >= self.options.max_idle_ticks)
+        clock = live & (state.phase != OVER) & clock
         if not bool(clock.any()):  # no game reaches the clock: nothing more to do
             return rewards
         return torch.where(clock[:, None], rewards + self._truncate(state, clock), rewards)
+
+    def _anyone_could_play(self, state: BatchedState) -> torch.Tensor:
+        """``[B]``: some player holds a legal play (normal or Voodoo!)."""
+        rows = len(state.phase)
+        seats = [torch.full((rows,), s, device=self.device) for s in range(self.num_players)]
+        return torch.stack([self.plays(state, s).flatten(1).any(1) for s in seats]).any(0)
 
     def _cycle(self, state: BatchedState, live: torch.Tensor, slot: torch.Tensor) -> None:
         """Slide a hand card under the own pile and replace it with the pile's top card, in
@@ -538,10 +556,10 @@ class BatchedVoodooMania:
         return self._relative(held).float()
 
     def _truncate(self, state: BatchedState, live: torch.Tensor) -> torch.Tensor:
-        """At ``max_ticks`` the ``live`` games are cut short. So that waiting out the clock never
-        pays, the rewards rank the players by points so far plus cards held now (fewest win,
-        ties shared); with per-round rewards the unfinished round is paid as if it had ended.
-        Option ``truncation="loss"`` pays −1 to everyone instead."""
+        """At ``max_ticks`` (or ``max_idle_ticks``) the ``live`` games are cut short. So that
+        waiting out the clock never pays, the rewards rank the players by points so far plus
+        cards held now (fewest win, ties shared); with per-round rewards the unfinished round is
+        paid as if it had ended. Option ``truncation="loss"`` pays −1 to everyone instead."""
         state.phase = torch.where(live, OVER, state.phase)
         state.truncated = state.truncated | live
         held = self.totals(state)

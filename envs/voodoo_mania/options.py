@@ -25,6 +25,12 @@ class VoodooManiaOptions(CommonOptions):
         "pays in sum what `per_round` pays at its end; a cut-short round pays what it has).",
         choices=("win_loss", "per_round", "per_tick"),
     )
+    max_idle_ticks: int = option(
+        0,
+        "When above 0, a game in which some player could play but nobody has played for this "
+        "many ticks in a row is cut short (paid as `truncation` says). In ticks a player "
+        "holding the only answers to the wanted pair can wait forever; 0: no limit.",
+    )
     truncation: str = option(
         "standing",
         "How a game cut short at `max_ticks` pays. `standing`: as if it had ended there (points "

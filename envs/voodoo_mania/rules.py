@@ -38,6 +38,7 @@ class State:
     tick: int = 0
     phase: Phase = Phase.TICK
     truncated: bool = False
+    idle: int = 0  # ticks in a row in which a player could play and nobody did
     pending: dict[int, int] = field(default_factory=dict)  # seat -> action chosen (AEC)
     actor: int = 0
     last_player: int = -1  # whose play won the last tick
@@ -54,6 +55,11 @@ class VoodooManiaRules(SimultaneousRules):
     def __init__(self, num_players: int, options: VoodooManiaOptions) -> None:
         if options.max_ticks < 1:
             raise ConfigError(f"option 'max_ticks' must be at least 1, got {options.max_ticks}")
+        if options.max_idle_ticks < 0:
+            raise ConfigError(
+                f"option 'max_idle_ticks' must be at least 0 (0: no limit), "
+                f"got {options.max_idle_ticks}"
+            )
         self.num_players = num_players
         self.options = options
         self.deck = C.load_deck()
@@ -154,12 +160,16 @@ class VoodooManiaRules(SimultaneousRules):
     def apply_joint(self, state: State, actions: list[int]) -> tuple[float, ...]:
         """One tick: every cycle happens, then one play (by random priority) is made."""
         before = self.totals(state)
+        could = self.options.max_idle_ticks > 0 and any(
+            self.plays(state, seat) for seat in range(self.num_players)
+        )
         state.tick += 1
         state.last_cyclers = [s for s, a in enumerate(actions) if a >= A.CYCLE]
         for seat in state.last_cyclers:
             self._cycle(state, seat, actions[seat] - A.CYCLE)
         players = [s for s, a in enumerate(actions) if A.PLAY <= a < A.CYCLE]
         state.last_player, state.last_voodoo = -1, False
+        state.idle = state.idle + 1 if could and not players else 0
         rewards = (0.0,) * self.num_players
         if players:
             winner = players[int(state.rng.integers(len(players)))]
@@ -172,7 +182,9 @@ class VoodooManiaRules(SimultaneousRules):
             elif self._stalled(state):
                 state.log.append(("stalled", state.round))
                 rewards = self._add(rewards, self._end_round(state))
-        if state.phase != Phase.OVER and state.tick >= self.options.max_ticks:
+        if state.phase != Phase.OVER and (
+            state.tick >= self.options.max_ticks or 0 < self.options.max_idle_ticks <= state.idle
+        ):
             rewards = self._add(rewards, self._truncate(state))
         if len(state.log) > 32:
             del state.log[:-16]
@@ -204,9 +216,10 @@ class VoodooManiaRules(SimultaneousRules):
         )
 
     def _truncate(self, state: State) -> tuple[float, ...]:
-        """At ``max_ticks`` the game is cut short. So that waiting out the clock never pays, the
-        rewards rank the players by points so far plus cards held now (fewest win, ties shared);
-        with per-round rewards the unfinished round is paid as if it had ended. Option
+        """At ``max_ticks`` (or ``max_idle_ticks``) the game is cut short. So that waiting out
+        the clock never pays, the rewards rank the players by points so far plus cards held now
+        (fewest win, ties shared); with per-round rewards the unfinished round is paid as if it
+        had ended. Option
         ``truncation="loss"`` pays −1 to everyone instead: a leader then gains nothing by
         holding the only answers to the wanted pair until the clock runs out."""
         state.phase = Phase.OVER
