@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shlex
 import sys
@@ -568,7 +567,7 @@ def write(
         "",
         "![win rates](win_rates.png)",
     ]
-    report.write_text(folder / "results.json", json.dumps(results, indent=1, default=str))
+    report.write_text(folder / "results.json", report.dumps(results))
     report.write_text(folder / "report.md", "\n".join(text) + "\n")
     report.plot_win_rates(summary, folder / "win_rates.png")
 

@@ -359,7 +359,7 @@ def dumps(summary: dict[str, Any]) -> str:
             stubs[key] = f"@games:{i}:{key}@"
             columns[stubs[key]] = values
         rows.append({**row, "games": stubs} if stubs else row)
-    text = json.dumps({**summary, "rows": rows}, indent=2) + "\n"
+    text = json.dumps({**summary, "rows": rows}, indent=2, default=str) + "\n"
     for stub, values in columns.items():
         text = text.replace(json.dumps(stub), json.dumps(values, separators=(",", ":")), 1)
     return text

@@ -62,26 +62,25 @@ def test_the_training_table_is_rendered_from_the_shipped_reports(monkeypatch):
 
 def test_a_competitive_batched_row_names_the_hardest_heuristic(tmp_path):
     """A competitive ``eval.batched`` evaluation (rows of the trained seat against random and
-    each heuristic) gives the win rate against random, the hardest heuristic, and a verdict
-    against 50%."""
+    each heuristic) gives the win rate against random, the heuristic with the lowest won − lost,
+    and a verdict on won − lost (a shared win counts for both seats)."""
 
-    def versus(opponent: str, rate: float, low: float, high: float) -> dict:
-        win = {"rate": rate, "low": low, "high": high}
-        return {"spec": "torch:a.pt", "opponent": opponent, "win": win}
+    def versus(opponent: str, win: float, margin: tuple[float, float, float]) -> dict:
+        return {
+            "spec": "torch:a.pt",
+            "opponent": opponent,
+            "win": {"rate": win, "low": win - 0.01, "high": win + 0.01},
+            "won_minus_lost": dict(zip(("mean", "low", "high"), margin, strict=True)),
+        }
 
+    config = {"env": "voodoo_mania_v1", "specs": ["torch:a.pt"], "players": 2}
     results = {
         "command": "python -m eval.batched ...",
-        "config": {
-            "env": "voodoo_mania_v1",
-            "specs": ["torch:a.pt"],
-            "players": 2,
-            "games": 5000,
-            "seed": 1000,
-        },
+        "config": {**config, "games": 5000, "seed": 1000},
         "rows": [
-            versus("random", 1.0, 0.999, 1.0),
-            versus("heuristic:chain", 0.52, 0.51, 0.53),
-            versus("heuristic:fast", 0.85, 0.84, 0.86),
+            versus("random", 0.99, (0.99, 0.98, 1.0)),
+            versus("heuristic:chain", 0.52, (0.021, -0.006, 0.047)),
+            versus("heuristic:fast", 0.85, (0.72, 0.70, 0.74)),
         ],
     }
     (tmp_path / "vm").mkdir()
@@ -89,6 +88,7 @@ def test_a_competitive_batched_row_names_the_hardest_heuristic(tmp_path):
     cooperative, text = readme_figures.row("vm", "1 min", tmp_path)
     assert not cooperative
     assert text == (
-        "| voodoo_mania (2p) | torch | 100.0% [99.9, 100.0] | heuristic:chain: 52.0% [51.0, 53.0]"
-        " (5,000 games, `eval.batched`, seeds from 1000) | yes | 1 min |"
+        "| voodoo_mania (2p) | torch | 99.0% [98.0, 100.0] | heuristic:chain: 52.0% [51.0, 53.0],"
+        " won − lost +2.1% [−0.6, +4.7] (5,000 games, `eval.batched`, seeds from 1000) |"
+        " not sure | 1 min |"
     )
