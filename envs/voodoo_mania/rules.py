@@ -205,6 +205,7 @@ class VoodooManiaRules(SimultaneousRules):
 
     @staticmethod
     def _add(first: tuple[float, ...], second: tuple[float, ...]) -> tuple[float, ...]:
+        """Two payments of the same tick, seat by seat."""
         return tuple(a + b for a, b in zip(first, second, strict=True))
 
     def _stalled(self, state: State) -> bool:
@@ -219,9 +220,8 @@ class VoodooManiaRules(SimultaneousRules):
         """At ``max_ticks`` (or ``max_idle_ticks``) the game is cut short. So that waiting out
         the clock never pays, the rewards rank the players by points so far plus cards held now
         (fewest win, ties shared); with per-round rewards the unfinished round is paid as if it
-        had ended. Option
-        ``truncation="loss"`` pays −1 to everyone instead: a leader then gains nothing by
-        holding the only answers to the wanted pair until the clock runs out."""
+        had ended. Option ``truncation="loss"`` pays −1 to everyone instead, so that nobody
+        gains by holding the only answers to the wanted pair until the clock runs out."""
         state.phase = Phase.OVER
         state.truncated = True
         state.log.append(("truncated", state.tick))
