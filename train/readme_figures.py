@@ -43,7 +43,7 @@ ROWS = (
     ("hexenflug_sb3", "1,230,848 steps, 20 min, 1 thread"),
     ("voodoo_mania_torch", "39,018,496 steps, 60 min, 1 thread, batched engine"),
     (
-        "voodoo_mania_factored_seeds",
+        "voodoo_mania_factored_20k",
         "6,004,736 steps, about 15 min (3 seeds side by side on 2 cores), 1 thread, batched "
         "engine, factored head, pfsp",
     ),
