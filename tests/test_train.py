@@ -366,3 +366,34 @@ def test_worker_processes_take_commands_and_raise_their_errors_in_the_trainer(tm
     with pytest.raises(IndexError):
         games.reset([0])  # one seed for two games: the worker's IndexError reaches the trainer
     assert games._workers == []  # and the workers are stopped
+
+
+def test_in_training_evaluation_counts_wins_as_the_harness_does(tmp_path):
+    """``eval/win_rate`` counts the harness's wins, not positive returns. A Voodoo Mania game
+    cut short after one tick has no winner, but it pays the standing: +1 to both seats when
+    nobody played (the learner waits; random often does too), so some returns are positive and
+    still no game is won. A cooperative game wins only with ``outcome`` 1."""
+    from train.ppo import evaluate, learner_won
+
+    data = tiny("voodoo_mania_v1", "torch", tmp_path, options={"max_ticks": 1})
+    config = parse_config(data)
+    waiter = "python:tests.test_train:Waiter"
+    result = evaluate(lambda: make_agent(waiter, config.env, 0), config, 40, seed=0)
+    assert result["win_rate"] == 0.0 and result["mean_return"] > -1.0
+    assert learner_won({"outcome": 1, "stuns": 0}, 0)
+    assert not learner_won({"outcome": 0, "stuns": 3}, 0)
+    assert learner_won({"winners": [0, 1]}, 1) and not learner_won({"winners": [0]}, 1)
+    assert not learner_won({}, 0)
+
+
+class Waiter:
+    """Waits every tick (Voodoo Mania's action 0)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation, mask) -> int:
+        return 0

@@ -137,7 +137,8 @@ def evaluate(
 ) -> dict[str, float]:
     """``games`` games of the learner (one ``make_player()`` per seat it plays, so memories are
     never shared): the team's win rate (cooperative) or its win rate against the baseline pool
-    (competitive), and the mean episode return."""
+    (competitive), counted as the evaluation harness counts a win (:func:`learner_won`), and
+    the mean episode return."""
     from agents import HEURISTICS
 
     specs = ["random"] + [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
@@ -155,8 +156,18 @@ def evaluate(
             obs, _, term, trunc, info = env.step(player.act(obs, env.action_masks()))
             done = term or trunc
         returns.append(info["episode_return"])
-        wins += info["episode_return"] > 0
+        wins += learner_won(info, env.aec.possible_agents.index(env.learner))
     return {"win_rate": wins / games, "mean_return": float(np.mean(returns))}
+
+
+def learner_won(info: dict, seat: int) -> bool:
+    """A win as the evaluation harness counts it, from a finished game's ``info``: a cooperative
+    game's ``outcome`` 1, or ``seat`` among a competitive game's ``winners`` (a shared win
+    counts; a truncated game has none). A positive return is not a win where rewards are
+    shaped (stuns, per-round payments)."""
+    if "outcome" in info:
+        return info["outcome"] == 1
+    return seat in info.get("winners", ())
 
 
 def make_games(config: TrainConfig, step: int) -> BatchedGames | VectorGames:
