@@ -105,6 +105,11 @@ def unsourced(readme: str, root: Path) -> list[str]:
     ]
 
 
+def batched_games(config: dict) -> str:
+    """How many games an ``eval.batched`` row played, and from which seeds."""
+    return f"{config['games']:,} games, `eval.batched`, seeds from {config['seed']}"
+
+
 def batched_cells(results: dict) -> list[str]:
     """A cooperative row's cells from ``python -m eval.batched``'s ``results.json`` (its first
     spec the trained team), each figure as its report prints it."""
@@ -122,7 +127,7 @@ def batched_cells(results: dict) -> list[str]:
         text = f"{mean['mean']:.3f} {score} [{mean['low']:.3f}, {mean['high']:.3f}]"
         return f"{percent(row['win'])}; {text}"
 
-    deals = f"{config['games']:,} games, `eval.batched`, seeds from {config['seed']}"
+    deals = batched_games(config)
     return [
         f"{team(mine)} ({deals})",
         team(teams["random"]),
@@ -150,7 +155,7 @@ def batched_versus_cells(results: dict) -> list[str]:
         f"won − lost {100 * margin['mean']:+.1f}% "
         f"[{100 * margin['low']:+.1f}, {100 * margin['high']:+.1f}]"
     ).replace("-", "−")
-    deals = f"{config['games']:,} games, `eval.batched`, seeds from {config['seed']}"
+    deals = batched_games(config)
     return [
         percent(rows["random"]["win"]),
         f"{hardest}: {percent(heuristics[hardest]['win'])}, {balance} ({deals})",

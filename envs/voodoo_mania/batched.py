@@ -406,7 +406,8 @@ class BatchedVoodooMania:
         ``live`` games change (default: those not over). Returns ``[B, n]`` float32 rewards."""
         if live is None:
             live = state.phase == TICK
-        before = self.totals(state)
+        per_tick = self.options.reward == "per_tick"
+        before = self.totals(state) if per_tick else None
         if self.options.max_idle_ticks:
             could = self._anyone_could_play(state)
         state.tick = state.tick + live.long()
@@ -428,7 +429,7 @@ class BatchedVoodooMania:
         emptied = played & (after.gather(1, winner[:, None]).squeeze(1) == 0)
         stalled = played & ~emptied & self._stalled(state)
         rewards = self._end_round(state, emptied | stalled, generator)
-        if self.options.reward == "per_tick":
+        if per_tick:
             moved = (self._relative(after) - self._relative(before)).float()
             rewards = rewards + torch.where(played[:, None], moved, 0.0)
         clock = state.tick >= self.options.max_ticks

@@ -33,9 +33,10 @@ class VoodooManiaOptions(CommonOptions):
     )
     truncation: str = option(
         "standing",
-        "How a game cut short at `max_ticks` pays. `standing`: as if it had ended there (points "
-        "so far plus cards held; fewest win; with `per_round`, the unfinished round as if it "
-        "had ended; with `per_tick`, nothing more); `loss`: −1 to every player (with "
-        "`per_round` or `per_tick`, for the unfinished round), so that stalling pays nobody.",
+        "How a game cut short at `max_ticks` or `max_idle_ticks` pays. `standing`: as if it "
+        "had ended there (points so far plus cards held; fewest win; with `per_round`, the "
+        "unfinished round as if it had ended; with `per_tick`, nothing more); `loss`: −1 to "
+        "every player (with `per_round` or `per_tick`, for the unfinished round), so that "
+        "stalling pays nobody.",
         choices=("standing", "loss"),
     )

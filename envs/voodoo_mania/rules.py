@@ -159,7 +159,8 @@ class VoodooManiaRules(SimultaneousRules):
     # ----------------------------------------------------------------- transitions
     def apply_joint(self, state: State, actions: list[int]) -> tuple[float, ...]:
         """One tick: every cycle happens, then one play (by random priority) is made."""
-        before = self.totals(state)
+        per_tick = self.options.reward == "per_tick"
+        before = self.totals(state) if per_tick else []
         could = self.options.max_idle_ticks > 0 and any(
             self.plays(state, seat) for seat in range(self.num_players)
         )
@@ -175,7 +176,7 @@ class VoodooManiaRules(SimultaneousRules):
             winner = players[int(state.rng.integers(len(players)))]
             slot, side = divmod(actions[winner] - A.PLAY, 2)
             self._play(state, winner, slot, side)
-            if self.options.reward == "per_tick":
+            if per_tick:
                 rewards = self._moved(before, self.totals(state))
             if not state.hands[winner] and not state.piles[winner]:
                 rewards = self._add(rewards, self._end_round(state))
