@@ -22,7 +22,7 @@ import torch
 from agents.base import Agent, seat_seed
 from agents.heuristics import batched_heuristics
 from agents.specs import OPTIONS, parse_spec
-from agents.torch_policy import PolicyNet
+from agents.torch_policy import PolicyNet, greedy
 from agents.user import AgentError, load_python_agent
 from envs.core.batched import Chance, uniform
 from envs.core.errors import ConfigError
@@ -110,7 +110,7 @@ class BatchedNet:
         else:
             logits = self.net.masked_logits(observation, mask)[0]
         if self.generator is None:
-            return logits.argmax(dim=1)
+            return greedy(logits)
         running = torch.softmax(logits.double(), dim=1).cumsum(dim=1)
         return draw_by_running_total(running, self.generator)
 

@@ -81,6 +81,19 @@ def check_prior(prior: str, env_id: str) -> None:
         )
 
 
+TIE_TOLERANCE = 1e-5
+"""Logits this close to a row's best (relative to its size, at least absolutely) tie."""
+
+
+def greedy(logits: torch.Tensor) -> torch.Tensor:
+    """``[B]`` int64: per row of ``logits`` ``[B, A]`` the lowest action id among the actions
+    whose logit lies within :data:`TIE_TOLERANCE` of the row's best. Two copies of one card
+    score alike; float rounding that depends on the batch must not pick between them."""
+    best = logits.max(dim=1, keepdim=True).values
+    near = logits >= best - TIE_TOLERANCE * best.abs().clamp(min=1.0)
+    return near.to(torch.uint8).argmax(dim=1)
+
+
 def mlp(sizes: list[int]) -> nn.Sequential:
     layers: list[nn.Module] = []
     for a, b in zip(sizes[:-1], sizes[1:], strict=True):
@@ -383,7 +396,7 @@ class TorchAgent:
         if self.sample:
             action = int(torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator))
         else:
-            action = int(torch.argmax(logits))
+            action = int(greedy(logits[None])[0])
         self._last = (obs.clone(), logits, np.array(action_mask), action)  # buffers may be reused
         return action
 

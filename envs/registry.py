@@ -23,9 +23,23 @@ class EnvSpec:
     players: tuple[int, int]
     cooperative: bool
     parallel: bool = False
-    score: str = "score"  # the key of the game's own figure in ``info`` (reported beside wins)
+    measure: str = "win_rate"  # the rulebook's outcome, the verdict's measure (:data:`MEASURES`)
+    score: str = "score"  # the key of the game's progress figure in ``info`` (a diagnostic)
     lower_is_better: bool = False  # fewer is better: the Horseman's scares, Voodoo Mania's points
     hidden_hands: bool = True  # state()'s `hands` field holds cards the other seats do not see
+
+    def __post_init__(self) -> None:
+        expected = "win_rate" if self.cooperative else "won_minus_lost"
+        if self.measure != expected:
+            raise ValueError(f"{self.module}: measure {self.measure!r}, expected {expected!r}")
+
+
+MEASURES = {
+    "win_rate": "win rate: the share of games the team wins (the rulebook's outcome)",
+    "won_minus_lost": "won − lost: per game 1 if the seat won, −1 if an opponent won, 0 for a "
+    "shared win, a draw or a game cut short",
+}
+"""The games' measures: what a verdict compares, paired on the same deals."""
 
 
 REGISTRY: dict[str, EnvSpec] = {
@@ -34,14 +48,28 @@ REGISTRY: dict[str, EnvSpec] = {
         (2, 4),
         cooperative=True,
         parallel=True,
+        measure="win_rate",
         score="scares",
         lower_is_better=True,
     ),
-    "hexenflug_v1": EnvSpec("envs.hexenflug", (2, 5), cooperative=False, hidden_hands=False),
-    "voodoo_mania_v1": EnvSpec(
-        "envs.voodoo_mania", (2, 6), cooperative=False, parallel=True, lower_is_better=True
+    "hexenflug_v1": EnvSpec(
+        "envs.hexenflug",
+        (2, 5),
+        cooperative=False,
+        measure="won_minus_lost",
+        hidden_hands=False,
     ),
-    "hocus_pocus_v1": EnvSpec("envs.hocus_pocus", (2, 6), cooperative=True, score="stuns"),
+    "voodoo_mania_v1": EnvSpec(
+        "envs.voodoo_mania",
+        (2, 6),
+        cooperative=False,
+        parallel=True,
+        measure="won_minus_lost",
+        lower_is_better=True,
+    ),
+    "hocus_pocus_v1": EnvSpec(
+        "envs.hocus_pocus", (2, 6), cooperative=True, measure="win_rate", score="stuns"
+    ),
 }
 
 

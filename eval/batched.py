@@ -59,10 +59,19 @@ from agents.batched import BatchedNet, BatchedPolicy, PerGameAgents, make_batche
 from envs.core.batched import MAX_SEED, RowStreams, row_seeds
 from envs.core.errors import ConfigError
 from envs.core.folders import lock_folder
-from eval import report
+from envs.registry import MEASURES
+from eval import report, splits
 from eval.config import apply_override
 from eval.provenance import provenance
-from eval.stats import MIN_SEEDS, bootstrap_mean_interval, paired_difference, wilson_interval
+from eval.splits import DEFAULT_SPLIT, SPLITS
+from eval.stats import (
+    MIN_SEEDS,
+    bootstrap_mean_interval,
+    detectable_difference,
+    paired_difference,
+    verdict,
+    wilson_interval,
+)
 
 ROW_AWARE = (PerGameAgents, BatchedNet)  # policies told which rows they act for, and new games
 MAX_THREADS = 256  # as a training config's ``threads``
@@ -72,15 +81,33 @@ AGENT_SALT = 1  # the agents' streams, apart from the engine's (salt 0) on the s
 @dataclass
 class Outcomes:
     """Per game, in game order: ``seed`` (uint64, its deal), ``won`` by the side under test,
-    ``score`` (the team's score, or the agent's margin), ``steps``; competitive games also
-    ``lost`` (an opponent won) and ``agent_seat``, None in cooperative games."""
+    ``score`` (the team's score, or the agent's margin), ``steps``, ``truncated`` (cut short by
+    a clock: nobody won); competitive games also ``lost`` (an opponent won) and
+    ``agent_seat``, None in cooperative games."""
 
     seed: np.ndarray
     won: np.ndarray
     score: np.ndarray
     steps: np.ndarray
+    truncated: np.ndarray
     lost: np.ndarray | None = None
     agent_seat: np.ndarray | None = None
+
+    def counts(self) -> dict[str, int]:
+        """How the games ended, adding up to the games played: ``won`` (by the side under
+        test alone), ``lost`` (by an opponent alone; a cooperative team's loss), ``drawn`` (a
+        shared win, or no winner) and ``truncated`` (cut short by a clock)."""
+        won = self.won.astype(bool)
+        truncated = self.truncated.astype(bool)
+        lost = ~won & ~truncated if self.lost is None else self.lost.astype(bool)
+        alone = {"won": won & ~lost, "lost": lost & ~won}
+        drawn = ~alone["won"] & ~alone["lost"] & ~truncated
+        return {
+            "won": int(alone["won"].sum()),
+            "lost": int(alone["lost"].sum()),
+            "drawn": int(drawn.sum()),
+            "truncated": int(truncated.sum()),
+        }
 
 
 class AgentChance:
@@ -148,7 +175,8 @@ def play_rows(
     """Play ``len(owner)`` games, row ``b``'s dealt from ``seeds[b]``, until each row's first
     game ends; seat ``s`` of row ``b`` is played by ``policies[owner[b, s]]``. Rows whose first
     game is over play their first legal action. Returns each row's figures at the end of its
-    first game and its length in agent-steps (``"steps"``)."""
+    first game, its length in agent-steps (``"steps"``) and whether a clock cut it short
+    (``"truncated"``)."""
     rows = len(owner)
     benv = envs.make_batched(env_id, num_players, batch_size=rows, **options)
     out = benv.reset(seed=seeds)
@@ -160,6 +188,7 @@ def play_rows(
     ended = torch.zeros(rows, dtype=torch.bool)
     figures: dict[str, torch.Tensor] = {}
     steps = torch.zeros(rows, dtype=torch.int64)
+    truncated = torch.zeros(rows, dtype=torch.bool)
     while not bool(ended.all()):
         actions = out["action_mask"].to(torch.int8).argmax(1)
         who = torch.where(ended, -1, owner[index, out["seat"]])
@@ -175,8 +204,9 @@ def play_rows(
         for key, value in out["figures"].items():
             held = figures.setdefault(key, torch.zeros_like(value))
             held[first] = value[first]
+        truncated[first] = out["truncated"][first]
         ended |= first
-    return {**figures, "steps": steps}
+    return {**figures, "steps": steps, "truncated": truncated}
 
 
 def evaluate(
@@ -220,10 +250,10 @@ def evaluate(
             bar.update(len(rows))
     figures = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
     dealt = np.array([seed + i for i in range(games)], dtype=np.uint64)
-    steps = figures["steps"].numpy()
+    steps, truncated = figures["steps"].numpy(), figures["truncated"].numpy()
     if opponent is None:
         won = (figures["outcome"] == 1).numpy()
-        return Outcomes(dealt, won, figures[game.score].double().numpy(), steps)
+        return Outcomes(dealt, won, figures[game.score].double().numpy(), steps, truncated)
     mine = figures["agent_seat"]
     at = torch.arange(len(mine))
     winners, scores = figures["winners"], figures["scores"].double()
@@ -231,7 +261,9 @@ def evaluate(
     won = winners[at, mine]
     lost = (winners & others).sum(1) > 0
     margin = scores[at, mine] - (scores * others).sum(1) / (num_players - 1)
-    return Outcomes(dealt, won.numpy(), margin.numpy(), steps, lost.numpy(), mine.numpy())
+    return Outcomes(
+        dealt, won.numpy(), margin.numpy(), steps, truncated, lost.numpy(), mine.numpy()
+    )
 
 
 def win_rate(hits: np.ndarray) -> dict[str, float]:
@@ -244,60 +276,86 @@ def interval(mean: float, low: float, high: float) -> dict[str, float]:
     return {"mean": mean, "low": low, "high": high}
 
 
+def judged(differences: np.ndarray) -> dict[str, Any]:
+    """The mean of paired per-deal ``differences`` of the game's measure with its bootstrap
+    interval, the ``verdict`` (:func:`eval.stats.verdict`) and the ``detectable`` difference
+    (:func:`eval.stats.detectable_difference`)."""
+    mean, low, high = bootstrap_mean_interval(np.asarray(differences, float).tolist())
+    return {
+        **interval(mean, low, high),
+        "verdict": verdict(low, high),
+        "detectable": detectable_difference(differences),
+    }
+
+
 def summarize(outcomes: Outcomes, reference: Outcomes | None = None) -> dict[str, Any]:
-    """Figures of one row: ``count`` (games), ``win`` (Wilson), ``score`` (bootstrap), ``length``;
-    competitive: ``opponent_win`` and ``won_minus_lost`` (per game, a shared win counting 0);
-    cooperative, given another team's ``reference`` outcomes on the same deals: ``paired``, this
-    team's win and score minus the reference's, deal by deal."""
+    """Figures of one row: ``count`` (games), ``counts`` (:meth:`Outcomes.counts`), ``win``
+    (Wilson), ``score`` (bootstrap), ``length``; competitive: ``opponent_win`` and
+    ``won_minus_lost`` (the game's measure, per game a shared win counting 0, judged by
+    :func:`judged`); cooperative, given another team's ``reference`` outcomes on the same
+    deals: ``paired``, this team's win (the game's measure, judged) and score (a diagnostic)
+    minus the reference's, deal by deal."""
     row: dict[str, Any] = {
         "count": len(outcomes.won),
+        "counts": outcomes.counts(),
         "win": win_rate(outcomes.won),
         "score": interval(*bootstrap_mean_interval(outcomes.score.tolist())),
         "length": float(outcomes.steps.mean()),
     }
     if outcomes.lost is not None:
         row["opponent_win"] = win_rate(outcomes.lost)
-        difference = outcomes.won.astype(float) - outcomes.lost.astype(float)
-        row["won_minus_lost"] = interval(*bootstrap_mean_interval(difference.tolist()))
+        row["won_minus_lost"] = judged(outcomes.won.astype(float) - outcomes.lost.astype(float))
     elif reference is not None:
         if not np.array_equal(outcomes.seed, reference.seed):
             raise ValueError("paired differences need the same deals on both sides")
         row["paired"] = {
-            "win": interval(*paired_difference(outcomes.won, reference.won)),
+            "win": judged(outcomes.won.astype(float) - reference.won.astype(float)),
             "score": interval(*paired_difference(outcomes.score, reference.score)),
         }
     return row
 
 
-def across_seeds(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The paired rows (each a training seed of one recipe against the reference team)
-    summarised per measure (``win``, ``score``): ``per_seed`` (each seed's mean paired
-    difference), ``mean`` with the 95% percentile-bootstrap interval over the seeds (rough with
-    3 to 5 seeds), and ``above`` (the seeds whose own paired interval lies above 0)."""
+def over_seeds(per_seed: list[dict[str, Any]]) -> dict[str, Any]:
+    """Paired figures of several training seeds of one recipe: ``per_seed`` (each seed's
+    mean), ``mean`` with the 95% percentile-bootstrap interval over the seeds (rough with 3 to 5
+    seeds), ``above`` and ``below`` (the seeds whose own interval lies above or below 0)."""
+    means = [m["mean"] for m in per_seed]
+    return {
+        "per_seed": means,
+        "mean": interval(*bootstrap_mean_interval(means)),
+        "above": sum(m["low"] > 0 for m in per_seed),
+        "below": sum(m["high"] < 0 for m in per_seed),
+    }
+
+
+def across_seeds(
+    rows: list[dict[str, Any]], played: list[Outcomes], reference: int
+) -> dict[str, dict[str, Any]]:
+    """The paired rows (each a training seed of one recipe against the ``reference`` team)
+    summarised per figure (``win``, the game's measure; ``score``, a diagnostic) by
+    :func:`over_seeds`; the measure also ``pooled``: the seeds' mean win minus the
+    reference's, deal by deal, judged (:func:`judged`)."""
     paired = [row["paired"] for row in rows if "paired" in row]
-    summary = {}
-    for measure in ("win", "score"):
-        per_seed = [p[measure]["mean"] for p in paired]
-        summary[measure] = {
-            "per_seed": per_seed,
-            "mean": interval(*bootstrap_mean_interval(per_seed)),
-            "above": sum(p[measure]["low"] > 0 for p in paired),
-        }
+    summary = {key: over_seeds([p[key] for p in paired]) for key in ("win", "score")}
+    base = played[reference].won.astype(float)
+    seeds = [o.won.astype(float) for k, o in enumerate(played) if k != reference]
+    summary["win"]["pooled"] = judged(np.mean(seeds, axis=0) - base)
     return summary
 
 
-def across_seeds_against(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def across_seeds_against(
+    rows: list[dict[str, Any]], played: list[Outcomes]
+) -> dict[str, dict[str, Any]]:
     """Competitive rows of several agents (training seeds of one recipe) against the same
-    opponents, summarised per opponent: ``per_seed`` (each seed's mean "won − lost"), ``mean``
-    with the 95% percentile-bootstrap interval over the seeds (rough with 3 to 5 seeds), and
-    ``above`` (the seeds whose own interval lies above 0)."""
-    summary: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        entry = summary.setdefault(row["opponent"], {"per_seed": [], "above": 0})
-        entry["per_seed"].append(row["won_minus_lost"]["mean"])
-        entry["above"] += row["won_minus_lost"]["low"] > 0
-    for entry in summary.values():
-        entry["mean"] = interval(*bootstrap_mean_interval(entry["per_seed"]))
+    opponents, summarised per opponent by :func:`over_seeds` of "won − lost", with the seeds'
+    mean "won − lost" deal by deal judged as ``pooled``."""
+    summary = {}
+    for opponent in dict.fromkeys(row["opponent"] for row in rows):
+        mine = [k for k, row in enumerate(rows) if row["opponent"] == opponent]
+        entry = over_seeds([rows[k]["won_minus_lost"] for k in mine])
+        margins = [played[k].won.astype(float) - played[k].lost.astype(float) for k in mine]
+        entry["pooled"] = judged(np.mean(margins, axis=0))
+        summary[opponent] = entry
     return summary
 
 
@@ -312,14 +370,19 @@ def seeds_table(
         f"Across seeds: {title}; the mean over seeds with its percentile-bootstrap interval over "
         "the seeds (rough with few seeds)",
         "",
-        "| measure | per seed | mean over seeds [95% CI] | seeds with their interval above 0 |",
-        "|---|---|---|---|",
+        "| measure | per seed | mean over seeds [95% CI] | seeds with their interval above 0 | "
+        "below 0 | the seeds together, paired [95% CI] | verdict | detectable |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for key, (name, form) in names.items():
         m, mean = summary[key], summary[key]["mean"]
         per_seed = ", ".join(f"{v:{form}}" for v in m["per_seed"])
         interval_cell = f"{mean['mean']:{form}} [{mean['low']:{form}}, {mean['high']:{form}}]"
-        lines.append(f"| {name} | {per_seed} | {interval_cell} | {m['above']} of {count} |")
+        together = _judged(m["pooled"]) if "pooled" in m else "(a diagnostic) | | "
+        lines.append(
+            f"| {name} | {per_seed} | {interval_cell} | {m['above']} of {count} | "
+            f"{m['below']} of {count} | {together} |"
+        )
     if count < MIN_SEEDS:
         lines += ["", f"warning: {count} seeds; the protocol asks for at least {MIN_SEEDS}"]
     return lines
@@ -329,25 +392,37 @@ def _mean(m: dict[str, float], sign: str = "") -> str:
     return f"{m['mean']:{sign}.3f} [{m['low']:{sign}.3f}, {m['high']:{sign}.3f}]"
 
 
+def _ends(counts: dict[str, int]) -> str:
+    return " / ".join(f"{counts[k]:,}" for k in ("won", "lost", "drawn", "truncated"))
+
+
+def _judged(m: dict[str, Any]) -> str:
+    """A measure's paired cells: the difference, the verdict, the detectable difference."""
+    return f"{report.signed_pct(m)} | {m['verdict']} | ±{m['detectable']:.1%}"
+
+
 def tables(
-    env_id: str, players: int, seed: int, games: int, rows: list[dict[str, Any]]
+    env_id: str, players: int, split: str, seed: int, games: int, rows: list[dict[str, Any]]
 ) -> list[str]:
     """The markdown tables: teams, then their paired differences (cooperative), or agent against
-    each opponent (competitive)."""
+    each opponent (competitive); verdicts by the game's measure (:data:`envs.registry.MEASURES`),
+    "detectable" being the smallest difference these games would find (80% power)."""
     game = envs.spec(env_id)
     lines = [
-        f"{env_id}, {players} players, batched engine, {games:,} games per row, game i dealt "
-        f"from seed {seed} + i (seeds {seed}–{seed + games - 1})",
+        f"{env_id}, {players} players, batched engine, {split} split, {games:,} games per row, "
+        f"game i dealt from seed {seed:,} + i (seeds {seed:,}–{seed + games - 1:,}); measure: "
+        f"{MEASURES[game.measure]}",
         "",
     ]
     if game.cooperative:
         lines += [
-            f"| team | games | win [95% CI] | mean {game.score} [95% CI] | length |",
-            "|---|---|---|---|---|",
+            f"| team | games | won / lost / drawn / truncated | win [95% CI] | "
+            f"mean {game.score} [95% CI] | length |",
+            "|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| {r['label']} | {r['count']:,} | {report.pct(r['win'])} | {_mean(r['score'])} | "
-            f"{r['length']:.0f} |"
+            f"| {r['label']} | {r['count']:,} | {_ends(r['counts'])} | {report.pct(r['win'])} | "
+            f"{_mean(r['score'])} | {r['length']:.0f} |"
             for r in rows
         ]
         paired = [r for r in rows if "paired" in r]
@@ -355,26 +430,29 @@ def tables(
             lines += [
                 "",
                 "Paired differences (same deals): each team minus the reference team, with the "
-                "bootstrap interval of the per-deal differences",
+                "bootstrap interval of the per-deal differences; the verdict is the win rate's, "
+                f"{game.score} is a diagnostic",
                 "",
-                f"| team | reference | win rate, paired [95% CI] | {game.score}, paired [95% CI] |",
-                "|---|---|---|---|",
+                f"| team | reference | win rate, paired [95% CI] | verdict | detectable | "
+                f"{game.score}, paired [95% CI] |",
+                "|---|---|---|---|---|---|",
             ]
             lines += [
-                f"| {r['label']} | {r['reference']} | {report.signed_pct(r['paired']['win'])} | "
+                f"| {r['label']} | {r['reference']} | {_judged(r['paired']['win'])} | "
                 f"{_mean(r['paired']['score'], '+')} |"
                 for r in paired
             ]
         return lines
     lines += [
-        "| agent | games | win [95% CI] | opponent wins [95% CI] | score margin [95% CI] | "
-        "length | agent won − opponent won [95% CI] |",
-        "|---|---|---|---|---|---|---|",
+        "| agent | games | won / lost / drawn / truncated | win [95% CI] | "
+        "opponent wins [95% CI] | score margin [95% CI] | length | "
+        "agent won − opponent won [95% CI] | verdict | detectable |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r['label']} | {r['count']:,} | {report.pct(r['win'])} | "
+        f"| {r['label']} | {r['count']:,} | {_ends(r['counts'])} | {report.pct(r['win'])} | "
         f"{report.pct(r['opponent_win'])} | {_mean(r['score'])} | {r['length']:.0f} | "
-        f"{report.signed_pct(r['won_minus_lost'])} |"
+        f"{_judged(r['won_minus_lost'])} |"
         for r in rows
     ]
     return lines
@@ -389,7 +467,14 @@ def main(argv: list[str] | None = None) -> list[str]:
     parser.add_argument("specs", nargs="+", help="agent specs (each a team, or the agent first)")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=1000, help="games per row of the table")
-    parser.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i")
+    parser.add_argument(
+        "--split",
+        default=DEFAULT_SPLIT,
+        help=f"the deals: {', '.join(s.describe() for s in SPLITS.values())}",
+    )
+    parser.add_argument(
+        "--seed", type=int, help="game i is dealt from seed + i (default: the split's first seed)"
+    )
     parser.add_argument("--chunk", type=int, default=1024, help="games stepped at once")
     parser.add_argument(
         "--baseline", help="cooperative: the team the others are compared with (default: first)"
@@ -419,6 +504,7 @@ def main(argv: list[str] | None = None) -> list[str]:
         raise ConfigError(
             f"--threads must be 0 (one per core) to {MAX_THREADS}, got {args.threads}"
         )
+    args.seed = splits.first_seed(args.split, args.seed, args.games)
     check_counts(args.games, args.seed, args.chunk)
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     options: dict[str, Any] = {}
@@ -470,15 +556,15 @@ def main(argv: list[str] | None = None) -> list[str]:
             if "paired" in row:
                 row["reference"] = matches[reference][2]
             rows.append(row)
-        lines = tables(args.env, args.players, args.seed, args.games, rows)
+        lines = tables(args.env, args.players, args.split, args.seed, args.games, rows)
         seeds = None
         if args.across_seeds and competitive:
-            seeds = across_seeds_against(rows)
+            seeds = across_seeds_against(rows, played)
             title = f"the {len(agents)} agents as training seeds of one recipe, agent won − lost"
             names = {o: (f"won − lost against {o}", "+.1%") for o in seeds}
             lines += seeds_table(seeds, title, names)
         elif args.across_seeds:
-            seeds = across_seeds(rows)
+            seeds = across_seeds(rows, played, reference)
             title = (
                 f"the {len(rows) - 1} teams after the reference as training seeds of one recipe, "
                 f"each minus {matches[reference][2]} deal by deal"
@@ -515,6 +601,7 @@ def write(
         "players": n,
         "agents": config["specs"],
         "games": config["games"],
+        "split": config["split"],
         "seed": config["seed"],
         "baseline": config["baseline"],
         "options": config["options"],
@@ -526,6 +613,7 @@ def write(
         columns: dict[str, Any] = {
             "seed": [int(s) for s in outcomes.seed],
             "won": outcomes.won.tolist(),
+            "truncated": outcomes.truncated.tolist(),
             (score if opponent is None else "margin"): outcomes.score.tolist(),
             "steps": outcomes.steps.tolist(),
         }

@@ -102,3 +102,26 @@ def _counts(rng: np.random.Generator, size: int, resamples: int) -> np.ndarray:
     ``size`` draws with replacement."""
     draws = rng.integers(0, size, (resamples, size))
     return np.stack([np.bincount(row, minlength=size) for row in draws]).astype(float)
+
+
+Z_95 = 1.959964  # two-sided 95%
+Z_POWER_80 = 0.841621  # one-sided 80% power
+
+
+def verdict(low: float, high: float) -> str:
+    """The table's verdict from a paired 95% interval of the game's measure: ``yes`` when it
+    lies above 0, ``no`` when below, otherwise ``not sure``."""
+    if low > 0:
+        return "yes"
+    if high < 0:
+        return "no"
+    return "not sure"
+
+
+def detectable_difference(differences: np.ndarray) -> float:
+    """The smallest true mean difference these paired per-deal ``differences`` would find with
+    80% power at the 95% level: (z(0.975) + z(0.8)) times the standard error of their mean."""
+    d = np.asarray(differences, dtype=float)
+    if d.size < 2:
+        return math.inf
+    return float((Z_95 + Z_POWER_80) * d.std(ddof=1) / math.sqrt(d.size))
