@@ -40,6 +40,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", help="override the config's output root")
     parser.add_argument("--games", type=int, help="override the config's games per lineup")
     parser.add_argument(
+        "--split", help="play this split's deals from its first seed (dev or test; eval.splits)"
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help=f"at most {QUICK_GAMES} games per lineup (rougher figures, noted in the report)",
@@ -75,9 +78,12 @@ def evaluate(args: argparse.Namespace) -> dict:
         "ray_address": args.ray_address,
         "out": args.out,
         "games": games,
+        "split": args.split,
     }
     if any(v is not None for v in overrides.values()):
         data = {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
+        if args.split is not None:
+            data["seed"] = None
         config = parse_config(data, args.config)
     folder = Path(config.out) / config.name
     with lock_folder(folder):  # one evaluation at a time writes the folder

@@ -538,6 +538,9 @@ def main(argv: list[str] | None = None) -> list[str]:
         else [(s, None, s) for s in args.specs]
     )
     reference = 0 if args.baseline is None else args.specs.index(args.baseline)
+    config = {**vars(args), "out": str(args.out), "options": options}
+    command = "python -m eval.batched " + shlex.join(argv)
+    source = {**provenance(shaping(config)), "command": command}
     if args.out:
         report.prepare(args.out)
     # one evaluation at a time writes the folder
@@ -574,39 +577,33 @@ def main(argv: list[str] | None = None) -> list[str]:
             lines += seeds_table(seeds, title, names)
         print("\n".join(lines))
         if args.out:
-            config = {**vars(args), "out": str(args.out), "options": options}
-            command = "python -m eval.batched " + shlex.join(argv)
-            write(args.out, lines, config, command, rows, played, seeds)
+            write(args.out, lines, config, source, rows, played, seeds)
     return lines
+
+
+def shaping(config: dict[str, Any]) -> dict[str, Any]:
+    """What of the command's ``config`` shapes the games, for the config hash: not ``chunk``,
+    ``threads`` or ``out``."""
+    keys = ("env", "players", "games", "split", "seed", "baseline", "options")
+    return {"agents": config["specs"], **{key: config[key] for key in keys}}
 
 
 def write(
     folder: Path,
     lines: list[str],
     config: dict[str, Any],
-    command: str,
+    source: dict[str, Any],
     rows: list[dict[str, Any]],
     played: list[Outcomes],
     seeds: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """``report.md`` (a title, the command, the provenance line and the tables),
-    ``results.json`` (the command, the config, its provenance, the tables, every game of
-    every row and, with ``--across-seeds``, ``across_seeds``) and ``win_rates.png`` (the
-    harness's plot of win rates with 95% intervals), each written whole
-    (:func:`eval.report.write_text`). The config hash leaves out what does not change the games
-    (``chunk``, ``threads``, ``out``)."""
+    ``results.json`` (the command, the config, its ``source``: the provenance taken before the
+    games were played, the tables, every game of every row and, with ``--across-seeds``,
+    ``across_seeds``) and ``win_rates.png`` (the harness's plot of win rates with 95%
+    intervals), each written whole (:func:`eval.report.write_text`)."""
     n, score = config["players"], envs.spec(config["env"]).score
-    shaping = {
-        "env": config["env"],
-        "players": n,
-        "agents": config["specs"],
-        "games": config["games"],
-        "split": config["split"],
-        "seed": config["seed"],
-        "baseline": config["baseline"],
-        "options": config["options"],
-    }
-    source = {**provenance(shaping), "command": command}
+    command = source["command"]
     plotted = []
     for row, outcomes in zip(rows, played, strict=True):
         spec, opponent = row["spec"], row["opponent"]

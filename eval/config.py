@@ -5,7 +5,10 @@ players: [2, 4]              # player counts, within the game's range
 agents: [random, heuristic:greedy, torch:runs/x/final.pt, "python:my_pkg.agents:Bold?depth=2"]
 labels: {torch:runs/x/final.pt: ppo}   # optional display names (default: shortened specs)
 games: 500                   # seeded games per pairing and player count
-seed: 0                      # the first seed; every pairing plays the same seeds
+split: dev                   # the deals: dev (tuning, from seed 0) or test (reported figures,
+                             # from seed 2,000,000,000); see eval.splits
+seed: 0                      # the first seed (default: the split's first); every pairing plays
+                             # the same seeds, all inside the split
 workers: 2                   # worker processes (Ray: tasks in flight); results do not depend on it
 executor: local              # local (processes here) or ray (Ray tasks; pip install -e ".[ray]")
 ray_address: auto            # executor ray: a running cluster (auto, HOST:PORT, ray://HOST:PORT);
@@ -41,6 +44,7 @@ from pydantic import (
 import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
+from eval import splits
 from eval.executors import import_ray
 
 M = TypeVar("M", bound=BaseModel)
@@ -62,7 +66,12 @@ class EvalConfig(BaseModel):
     players: list[int] = Field(min_length=1, description="player counts")
     agents: list[str] = Field(min_length=1, description="agent specs")
     games: int = Field(200, ge=1, le=MAX_GAMES, description="games per lineup and player count")
-    seed: int = Field(0, ge=0, lt=SEED_LIMIT, description="first seed")
+    split: str = Field(
+        splits.DEFAULT_SPLIT, description="the deals: dev (tuning) or test (reported figures)"
+    )
+    seed: int | None = Field(
+        None, ge=0, lt=SEED_LIMIT, description="first seed (default: the split's first seed)"
+    )
     workers: int = Field(2, ge=1, le=64, description="worker processes (Ray: tasks in flight)")
     executor: Literal["local", "ray"] = Field(
         "local", description="local processes or Ray tasks (see eval.executors)"
@@ -124,6 +133,7 @@ class EvalConfig(BaseModel):
             raise ValueError(f"players must be distinct counts, got {self.players}")
         if ".." in self.name:
             raise ValueError(f"name {self.name!r} may not contain '..'")
+        self.seed = splits.first_seed(self.split, self.seed, self.games)
         if self.seed + self.games > SEED_LIMIT:
             raise ValueError(
                 f"seed + games must be at most {SEED_LIMIT} (2**31: agents seed their "

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from openskill.models import PlackettLuce
 from tqdm import tqdm
 
@@ -33,7 +34,12 @@ from eval.executors import executor
 from eval.play import GameResult, play_game
 from eval.provenance import provenance
 from eval.records import ActionLog, Kept, select
-from eval.stats import bootstrap_mean_interval, wilson_interval
+from eval.stats import (
+    bootstrap_mean_interval,
+    detectable_difference,
+    verdict,
+    wilson_interval,
+)
 
 CHUNK = 50
 
@@ -264,6 +270,35 @@ def game_rows(lineup: Lineup, games: list[GameResult], cooperative: bool, score:
     return columns
 
 
+def ends(lineup: Lineup, games: list[GameResult], cooperative: bool) -> dict[str, int]:
+    """How the games ended, adding up to the games played: cooperative ``won`` / ``lost`` by
+    the team; head to head ``won`` by the first agent alone, ``lost`` (the second alone),
+    ``drawn`` (a shared win or none); and ``truncated`` (cut short by a clock)."""
+    counts = dict.fromkeys(("won", "lost", "drawn", "truncated"), 0)
+    for g in games:
+        if g.truncated:
+            key = "truncated"
+        elif cooperative:
+            key = "won" if g.info["outcome"] == 1 else "lost"
+        else:
+            won = {g.seating[s] for s in g.info.get("winners", [])}
+            a, b = lineup.agents
+            key = "won" if won == {a} else "lost" if won == {b} else "drawn"
+        counts[key] += 1
+    return counts
+
+
+def judged(differences: list[float]) -> dict[str, Any]:
+    """Paired per-deal ``differences`` of the game's measure: their mean with its bootstrap
+    interval, the ``verdict`` and the ``detectable`` difference (:mod:`eval.stats`)."""
+    summary = mean(differences)
+    return {
+        **summary,
+        "verdict": verdict(summary["low"], summary["high"]),
+        "detectable": detectable_difference(np.asarray(differences)),
+    }
+
+
 def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> dict[str, Any]:
     """Plain-data summary of the played lineups (every one of the config's, or those
     :func:`play_all` was given): team and cross-play rows for cooperative games, head-to-head
@@ -281,6 +316,7 @@ def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> di
             "players": lineup.players,
             "length": mean([float(g.steps) for g in games]),
         }
+        row["ends"] = ends(lineup, games, spec.cooperative)
         if spec.cooperative:
             row["win"] = rate(sum(g.info["outcome"] == 1 for g in games), len(games))
             row[spec.score] = mean([float(g.info[spec.score]) for g in games])
@@ -298,7 +334,7 @@ def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> di
                     by[g.seating[seat]].append(score)
                 margins.append(sum(by[a]) / len(by[a]) - sum(by[b]) / len(by[b]))
             row["wins"] = {s: rate(wins[s], len(games)) for s in lineup.agents}
-            row["win_difference"] = mean(differences)
+            row["win_difference"] = judged(differences)
             row["margin"] = mean(margins)
         row["games"] = game_rows(lineup, games, spec.cooperative, spec.score)
         rows.append(row)
@@ -319,12 +355,16 @@ def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> di
     return summary
 
 
-def paired(a: list[GameResult], b: list[GameResult], value) -> dict[str, float]:
+def paired(
+    a: list[GameResult], b: list[GameResult], value, measure: bool = False
+) -> dict[str, Any]:
     """Mean of ``value(game of a) − value(game of b)`` over the same seeds, with its percentile
-    bootstrap interval (paired: the deal's own difficulty cancels)."""
+    bootstrap interval (paired: the deal's own difficulty cancels); for the game's ``measure``
+    also judged (:func:`judged`)."""
     if [g.seed for g in a] != [g.seed for g in b]:
         raise ValueError("paired differences need the same seeds on both sides")
-    return mean([value(x) - value(y) for x, y in zip(a, b, strict=True)])
+    differences = [value(x) - value(y) for x, y in zip(a, b, strict=True)]
+    return judged(differences) if measure else mean(differences)
 
 
 def paired_differences(config: EvalConfig, results: dict, score: str) -> list[dict[str, Any]]:
@@ -349,7 +389,9 @@ def paired_differences(config: EvalConfig, results: dict, score: str) -> list[di
                 "players": x.players,
                 "a": x.label(),
                 "b": y.label(),
-                "win": paired(results[x], results[y], lambda g: float(g.info["outcome"] == 1)),
+                "win": paired(
+                    results[x], results[y], lambda g: float(g.info["outcome"] == 1), measure=True
+                ),
                 score: paired(results[x], results[y], lambda g: float(g.info[score])),
             }
         )

@@ -13,14 +13,16 @@ from agents.base import seat_seed
 
 @dataclass(frozen=True)
 class GameResult:
-    """One finished game: the seed, every agent's return, the steps, the final info and who
-    sat in each seat (agent specs or names, by seat; empty when not given)."""
+    """One finished game: the seed, every agent's return, the steps, the final info, who sat
+    in each seat (agent specs or names, by seat; empty when not given) and whether a clock
+    (``max_steps``, a game's own clock) cut it short."""
 
     seed: int
     returns: dict[str, float]
     steps: int
     info: dict[str, Any]
     seating: tuple[str, ...] = ()
+    truncated: bool = False
 
 
 def play_game(env, agents: dict[str, Any], seed: int, seating: Sequence[str] = ()) -> GameResult:
@@ -30,16 +32,17 @@ def play_game(env, agents: dict[str, Any], seed: int, seating: Sequence[str] = (
     for i, agent in enumerate(agents.values()):
         agent.reset(seat_seed(seed, i))
     returns = dict.fromkeys(env.agents, 0.0)
-    steps, info = 0, {}
+    steps, info, cut = 0, {}, False
     for name in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         returns[name] += reward
         if term or trunc:
+            cut = cut or (trunc and not term)
             env.step(None)
             continue
         env.step(agents[name].act(obs["observation"], obs["action_mask"]))
         steps += 1
-    return GameResult(seed, returns, steps, dict(info), tuple(seating))
+    return GameResult(seed, returns, steps, dict(info), tuple(seating), cut)
 
 
 def play_team(env_id: str, num_players: int, spec: str, seeds: range, **options) -> list:

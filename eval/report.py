@@ -30,6 +30,22 @@ def num(m: dict, sign: bool = False) -> str:
     return f"{m['mean']:{f}} [{m['low']:{f}}, {m['high']:{f}}]"
 
 
+def ends(r: dict) -> str:
+    """A row's games by how they ended (won / lost / drawn / truncated), adding up to its
+    games; rows written before truncated games were counted show a dash."""
+    counts = r.get("ends")
+    if counts is None:
+        return "–"
+    return " / ".join(str(counts[k]) for k in ("won", "lost", "drawn", "truncated"))
+
+
+def judged(m: dict) -> str:
+    """A paired difference of the game's measure: interval, verdict, detectable difference."""
+    if "verdict" not in m:
+        return f"{signed_pct(m)} | – | –"
+    return f"{signed_pct(m)} | {m['verdict']} | ±{m['detectable']:.1%}"
+
+
 def names(summary: dict) -> dict[str, str]:
     """Display name of every agent spec (long checkpoint paths shortened)."""
     return summary.get("labels", {})
@@ -39,30 +55,33 @@ def team_table(summary: dict) -> str:
     """Teams (one agent in every seat): win rate, the game's score, length, with 95% CIs."""
     score, label = summary["score"], names(summary)
     rows = [
-        f"| team | players | games | win rate [95% CI] | mean {score} [95% CI] | mean steps |",
-        "|---|---|---|---|---|---|",
+        f"| team | players | games | won / lost / drawn / truncated | win rate [95% CI] | "
+        f"mean {score} [95% CI] | mean steps |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in summary["rows"]:
         if r["kind"] == "team":
             rows.append(
                 f"| {label.get(r['lineup'][0], r['lineup'][0])} | {r['players']} | "
-                f"{r['win']['games']} | {pct(r['win'])} | {num(r[score])} | "
+                f"{r['win']['games']} | {ends(r)} | {pct(r['win'])} | {num(r[score])} | "
                 f"{r['length']['mean']:.0f} |"
             )
     return "\n".join(rows)
 
 
 def paired_table(summary: dict) -> str:
-    """Paired differences on the same deals: A − B in win rate and score."""
+    """Paired differences on the same deals: A − B in win rate (the game's measure, with its
+    verdict and detectable difference) and score (a diagnostic)."""
     score = summary["score"]
     rows = [
-        f"| A | B | players | A − B win rate [95% CI] | A − B mean {score} [95% CI] |",
-        "|---|---|---|---|---|",
+        f"| A | B | players | A − B win rate [95% CI] | verdict | detectable | "
+        f"A − B mean {score} [95% CI] |",
+        "|---|---|---|---|---|---|---|",
     ]
     for p in summary["paired"]:
         rows.append(
             f"| {_relabel(p['a'], summary)} | {_relabel(p['b'], summary)} | {p['players']} | "
-            f"{signed_pct(p['win'])} | {num(p[score], True)} |"
+            f"{judged(p['win'])} | {num(p[score], True)} |"
         )
     return "\n".join(rows)
 
@@ -134,16 +153,17 @@ def head_to_head_table(summary: dict) -> str:
     """A against B: each side's win rate (shared wins count for both) and A's score margin."""
     label = names(summary)
     rows = [
-        "| A | B | players | seats | games | A wins [95% CI] | B wins [95% CI] | "
-        "A − B wins, paired [95% CI] | A − B mean score [95% CI] |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| A | B | players | seats | games | A won / B won / drawn / truncated | "
+        "A wins [95% CI] | B wins [95% CI] | A − B wins, paired [95% CI] | verdict | detectable | "
+        "A − B mean score [95% CI] |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in summary["rows"]:
         a, b = r["lineup"]
         rows.append(
             f"| {label.get(a, a)} | {label.get(b, b)} | {r['players']} | "
-            f"{r['seats'][0]} + {r['seats'][1]} | {r['wins'][a]['games']} | "
-            f"{pct(r['wins'][a])} | {pct(r['wins'][b])} | {signed_pct(r['win_difference'])} | "
+            f"{r['seats'][0]} + {r['seats'][1]} | {r['wins'][a]['games']} | {ends(r)} | "
+            f"{pct(r['wins'][a])} | {pct(r['wins'][b])} | {judged(r['win_difference'])} | "
             f"{num(r['margin'], True)} |"
         )
     return "\n".join(rows)
@@ -185,8 +205,9 @@ def markdown(summary: dict) -> str:
     parts = [
         f"# Evaluation `{c['name']}`: {c['env']}",
         "",
-        f"{c['games']} seeded games per lineup (seat composition) and player count (seeds "
-        f"{c['seed']}–{c['seed'] + c['games'] - 1}, the same deals for every lineup); seats "
+        f"{c['games']} seeded games per lineup (seat composition) and player count (the "
+        f"{c.get('split', 'dev')} split, seeds {c['seed']:,}–{c['seed'] + c['games'] - 1:,}, the "
+        "same deals for every lineup); seats "
         "rotate with the seed; 95% intervals: Wilson for rates, percentile bootstrap for means.",
         "",
         provenance_line(summary),

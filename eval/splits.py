@@ -60,7 +60,7 @@ def first_seed(name: str, seed: int | None, games: int) -> int:
         others = "; ".join(s.describe() for s in SPLITS.values() if s is not split)
         raise ConfigError(
             f"seeds {seed:,}–{seed + games - 1:,} ({games:,} games from seed {seed:,}) are not all "
-            f"in the {split.describe()} split; the other splits: {others}"
+            f"in split {split.describe()}; the other splits: {others}"
         )
     return seed
 
@@ -71,8 +71,8 @@ def for_training(name: str, what: str) -> str:
     get(name)
     if name != TRAINING_SPLIT:
         raise ConfigError(
-            f"{what} reads the {TRAINING_SPLIT} split only, got {name!r}: the "
-            f"{get(name).describe()} split is kept for reported figures"
+            f"{what} reads the {TRAINING_SPLIT} split only, got {name!r}; split "
+            f"{get(name).describe()} is kept for reported figures"
         )
     return name
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
+from eval import splits
 from eval.config import MAX_GAMES, apply_override, parse_model, read_yaml_file
 from eval.executors import check_address, import_ray
 
@@ -25,6 +26,7 @@ RLLIB = "trainer 'rllib'"  # how errors name the RLlib trainer
 # Bounds of the numeric fields (every float field must also be finite): far beyond any real run,
 # near enough to refuse a typo or an absurd value at validation rather than deep into a run.
 MAX_STEPS = 10**12  # learner steps
+MAX_TRAINING_SEED = 100_000_000  # a run's seeds and its evaluation seeds stay in the dev split
 MAX_WIDTH = 8192  # units of a hidden layer or of the GRU memory
 MAX_DEPTH = 16  # hidden layers
 
@@ -117,8 +119,15 @@ class TrainConfig(BaseModel):
     seed: int = Field(
         0,
         ge=0,
-        le=2**31 - 1,
-        description="seeds every generator of the run (below 2**31: every library takes it)",
+        lt=MAX_TRAINING_SEED,
+        description="seeds every generator of the run; below 100,000,000, so that the run's "
+        "evaluation and demonstration games (seed + 10,000 + update, seed + 20,000 + game) deal "
+        "from the dev split (eval.splits)",
+    )
+    eval_split: str = Field(
+        splits.TRAINING_SPLIT,
+        description="the deals of in-training evaluation and checkpoint selection: dev only (the "
+        "test split is kept for reported figures)",
     )
     total_steps: int = Field(
         100_000, ge=1, le=MAX_STEPS, description="learner decisions to train for"
@@ -287,6 +296,11 @@ class TrainConfig(BaseModel):
         if isinstance(data, dict) and "name" not in data:
             return {**data, "name": f"run-seed{data.get('seed', 0)}"}
         return data
+
+    @field_validator("eval_split")
+    @classmethod
+    def _dev_only(cls, name: str) -> str:
+        return splits.for_training(name, "in-training evaluation and checkpoint selection")
 
     @field_validator("name")
     @classmethod

@@ -1,14 +1,21 @@
-"""The README's figures and their sources: the training table rendered from the shipped reports.
+"""The README's figures and their sources.
 
-    python -m train.readme_figures [--readme README.md]
+    python -m train.readme_figures [--play [--quick]] [--readme README.md]
+
+The training table holds the rows of ``configs/results/benchmark.yaml`` (:data:`BENCHMARK`): each
+row is one training config's seeds (3 or more, one step budget) played by ``python -m
+eval.batched`` on the **test split** against the game's reference agents, on the same deals
+(``--play`` plays them into ``docs/results/test/<name>/``; ``--quick`` plays
+:data:`QUICK_GAMES` games a row into ``runs/results-quick/`` for a fast look). Each row gives the
+game's own measure (:data:`envs.registry.MEASURES`): every seed's paired difference, how many
+seeds hold on their own, and the seeds together (their mean outcome minus the reference's, deal
+by deal), whose 95% interval gives the verdict (:func:`eval.stats.verdict`: *yes* above 0, *no*
+below, otherwise *not sure* beside the smallest difference the games could detect). Progress
+figures (stuns) stand beside it as diagnostics. ``--readme`` rewrites the README's ``training``
+block.
 
 Every figure with a 95% interval that the README quotes (:data:`FIGURE`) must be printed by a
-report under ``docs/results/`` (``tests/test_readme_figures.py`` says which have none). The
-training table is rendered from the evaluations of the shipped checkpoints,
-``docs/results/trained/<name>/results.json``: ``python -m eval configs/eval/trained/<name>.yaml
---out docs/results/trained`` for the harness's, ``python -m eval.batched ... --out
-docs/results/trained/<name>_batched`` for the batched engine's (:data:`ROWS`).
-``--readme`` rewrites the README's ``training`` block.
+report under ``docs/results/`` (``tests/test_readme_figures.py`` says which have none).
 """
 
 from __future__ import annotations
@@ -17,44 +24,169 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 import envs
 from envs.core.docs import update_file
-from envs.core.errors import run_command
-from train.results import COMPETITIVE, COOPERATIVE, cells, game_name, percent, verdict
+from envs.core.errors import ConfigError, run_command
+from eval import batched
+from eval.config import MAX_GAMES, parse_model, read_yaml_file
+from eval.stats import MIN_SEEDS
 
-TRAINED = Path("docs/results/trained")
-ROWS = (
-    (
-        "hocus_pocus_torch_cooldown_batched",
-        "12,001,280 steps, about 90 min, 1 thread, batched engine, lr cooldown over the "
-        "second half",
-    ),
-    (
-        "hocus_pocus_torch_residual_batched",
-        "4,820,992 steps, 55 min, 1 thread, batched engine, prior heuristic:planner",
-    ),
-    ("hocus_pocus_2p_torch", "14,012,416 steps, 110 min, 1 thread, batched engine"),
-    ("hocus_pocus_sb3", "1,687,552 steps, 25 min, 1 thread"),
-    ("headless_horseman_torch", "3,883,008 steps, 10 min, 1 thread, batched engine"),
-    ("headless_horseman_sb3", "1,413,120 steps, 10 min, 1 thread"),
-    ("hexenflug_torch", "4,841,472 steps, 45 min, 1 thread"),
-    ("hexenflug_torch_batched", "10,002,432 steps, 45 min, 1 thread, batched engine"),
-    ("hexenflug_sb3", "1,230,848 steps, 20 min, 1 thread"),
-    ("voodoo_mania_torch", "39,018,496 steps, 60 min, 1 thread, batched engine"),
-    (
-        "voodoo_mania_factored_20k",
-        "6,004,736 steps, about 15 min (3 seeds side by side on 2 cores), 1 thread, batched "
-        "engine, factored head, pfsp",
-    ),
-    (
-        "voodoo_mania_torch_residual",
-        "28,508,160 steps, 60 min, 1 thread, batched engine, prior heuristic:chain",
-    ),
-    ("voodoo_mania_sb3", "1,640,448 steps, 20 min, 1 thread"),
+BENCHMARK = Path("configs/results/benchmark.yaml")
+PUBLISHED = Path("docs/results/test")
+QUICK = Path("runs/results-quick")
+QUICK_GAMES = 500
+HEADER = (
+    "| game | config | against | measure | each seed, paired [95% CI] | seeds above 0 | "
+    "the seeds together, paired [95% CI] | verdict | detectable | diagnostic | budget | deals |"
+    "\n|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
-"""Each row: its evaluation folder in :data:`TRAINED`, and the training column as the run
-reported it (steps, minutes, threads, engine, prior; the checkpoints do not record them)."""
+
+
+class BenchmarkRow(BaseModel):
+    """One README row: a training config's seeds against the game's reference agents."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$", description="its folder's name")
+    env: str = Field(description="registered environment id")
+    players: int = Field(ge=2, description="player count")
+    config: str = Field(description="the training config the seeds share")
+    budget: str = Field(description="each seed's training budget, as the runs reported it")
+    seeds: list[str] = Field(min_length=MIN_SEEDS, description="the seeds' torch checkpoints")
+    against: list[str] = Field(
+        min_length=1,
+        description="cooperative: the reference team (one spec); competitive: the opponents",
+    )
+    games: int | None = Field(None, ge=1, le=MAX_GAMES, description="games (default: the file's)")
+
+    def argv(self, games: int, out: Path) -> list[str]:
+        """The ``python -m eval.batched`` command line that plays this row on the test split."""
+        seeds = [f"torch:{path}" for path in self.seeds]
+        cooperative = envs.spec(self.env).cooperative
+        specs = [*self.against, *seeds] if cooperative else [*seeds, *self.against]
+        agents = [] if cooperative else ["--agents", str(len(seeds))]
+        return [
+            self.env,
+            *specs,
+            "--players",
+            str(self.players),
+            "--games",
+            str(games),
+            "--split",
+            "test",
+            "--across-seeds",
+            *agents,
+            "--out",
+            str(out / self.name),
+        ]
+
+
+class Benchmark(BaseModel):
+    """:data:`BENCHMARK`: the games per row and the rows."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    games: int = Field(ge=1, le=MAX_GAMES, description="games per row (a row may set its own)")
+    rows: list[BenchmarkRow] = Field(min_length=1)
+
+
+def load_benchmark(path: Path = BENCHMARK) -> Benchmark:
+    benchmark = parse_model(Benchmark, read_yaml_file(path), str(path))
+    for row in benchmark.rows:
+        game = envs.spec(row.env)
+        if game.cooperative and len(row.against) != 1:
+            raise ConfigError(f"{path}: row {row.name}: a cooperative row has one reference team")
+    return benchmark
+
+
+def play(benchmark: Benchmark, out: Path, games: int | None = None) -> None:
+    """Play every row (:meth:`BenchmarkRow.argv`) into ``out/<name>/``."""
+    for row in benchmark.rows:
+        batched.main(row.argv(games or row.games or benchmark.games, out))
+
+
+def signed(m: dict[str, float]) -> str:
+    """A paired difference of rates as its report prints it, without the inner ``%``."""
+    return f"{m['mean']:+.1%} [{100 * m['low']:+.1f}, {100 * m['high']:+.1f}]"
+
+
+def deals(results: dict[str, Any]) -> str:
+    """How many test deals, and the commit (and whether the tree was dirty) that played them."""
+    config, source = results["config"], results["provenance"]
+    commit = (source.get("git_commit") or "no commit")[:10]
+    dirty = ", uncommitted changes" if source.get("git_dirty") else ""
+    return f"{config['games']:,}, {config['split']} split, commit `{commit}`{dirty}"
+
+
+def rendered(row: BenchmarkRow, results: dict[str, Any]) -> list[str]:
+    """The README lines of ``row`` from its ``eval.batched`` ``results.json``: one per
+    reference agent."""
+    game = envs.spec(row.env)
+    name = f"{row.env.rsplit('_v', 1)[0]} ({row.players}p)"
+    measure = "win rate" if game.measure == "win_rate" else "won − lost"
+    summary = results["across_seeds"]
+    if game.cooperative:
+        per_seed = [r["paired"]["win"] for r in results["rows"] if "paired" in r]
+        score = summary["score"]["mean"]
+        lines = [
+            (
+                row.against[0],
+                per_seed,
+                summary["win"],
+                f"{game.score} {score['mean']:+.3f} over the seeds",
+            )
+        ]
+    else:
+        lines = []
+        for opponent in row.against:
+            mine = [r for r in results["rows"] if r["opponent"] == opponent]
+            wins = sum(r["win"]["rate"] for r in mine) / len(mine)
+            lines.append(
+                (
+                    opponent,
+                    [r["won_minus_lost"] for r in mine],
+                    summary[opponent],
+                    f"seeds win {wins:.1%} of games",
+                )
+            )
+    out = []
+    for against, per_seed, over, diagnostic in lines:
+        pooled = over["pooled"]
+        cells = [
+            name,
+            f"`{Path(row.config).name}`",
+            against,
+            measure,
+            ", ".join(signed(m) for m in per_seed),
+            f"{over['above']} of {len(per_seed)}",
+            signed(pooled),
+            pooled["verdict"],
+            f"±{pooled['detectable']:.1%}",
+            diagnostic,
+            row.budget,
+            deals(results),
+        ]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def table(root: Path = PUBLISHED, benchmark: Benchmark | None = None) -> str:
+    """The README's training block, from each row's ``root/<name>/results.json``."""
+    benchmark = benchmark or load_benchmark()
+    lines = [HEADER]
+    for row in benchmark.rows:
+        path = root / row.name / "results.json"
+        if not path.is_file():
+            raise ConfigError(
+                f"{path} not found: play the row first (python -m train.readme_figures --play)"
+            )
+        lines += rendered(row, json.loads(path.read_text()))
+    return "\n".join(lines)
+
 
 NUMBER = r"[+\-−]?\d+(?:\.\d+)?"
 FIGURE = re.compile(
@@ -105,98 +237,25 @@ def unsourced(readme: str, root: Path) -> list[str]:
     ]
 
 
-def batched_games(config: dict) -> str:
-    """How many games an ``eval.batched`` row played, and from which seeds."""
-    return f"{config['games']:,} games, `eval.batched`, seeds from {config['seed']}"
-
-
-def batched_cells(results: dict) -> list[str]:
-    """A cooperative row's cells from ``python -m eval.batched``'s ``results.json`` (its first
-    spec the trained team), each figure as its report prints it."""
-    config = results["config"]
-    score = envs.spec(config["env"]).score
-    teams = {row["spec"]: row for row in results["rows"]}
-    if "random" not in teams or teams[config["specs"][0]].get("opponent") is not None:
-        raise ValueError("a batched row needs a cooperative evaluation with a random team")
-    mine = teams[config["specs"][0]]
-    heuristics = {k: v for k, v in teams.items() if k.startswith("heuristic:")}
-    best = heuristics[max(heuristics, key=lambda k: heuristics[k]["win"]["rate"])]
-
-    def team(row: dict) -> str:
-        mean = row["score"]
-        text = f"{mean['mean']:.3f} {score} [{mean['low']:.3f}, {mean['high']:.3f}]"
-        return f"{percent(row['win'])}; {text}"
-
-    deals = batched_games(config)
-    return [
-        f"{team(mine)} ({deals})",
-        team(teams["random"]),
-        f"{best['spec']}: {team(best)} (the same deals)",
-        verdict(
-            mine["win"]["low"] - best["win"]["high"], mine["win"]["high"] - best["win"]["low"], 0.0
-        ),
-    ]
-
-
-def batched_versus_cells(results: dict) -> list[str]:
-    """A competitive row's cells from ``python -m eval.batched``'s ``results.json`` (its first
-    spec the trained seat, played against random and the heuristics): its win rate against
-    random; against the heuristic it does worst against, its win rate and won − lost (a shared
-    win counts for both seats, so won − lost decides); whether won − lost is above 0."""
-    config = results["config"]
-    trained = config["specs"][0]
-    rows = {row["opponent"]: row for row in results["rows"] if row["spec"] == trained}
-    if "random" not in rows:
-        raise ValueError("a batched competitive row needs the trained seat against random")
-    heuristics = {k: v for k, v in rows.items() if k.startswith("heuristic:")}
-    hardest = min(heuristics, key=lambda k: heuristics[k]["won_minus_lost"]["mean"])
-    margin = heuristics[hardest]["won_minus_lost"]
-    balance = (
-        f"won − lost {100 * margin['mean']:+.1f}% "
-        f"[{100 * margin['low']:+.1f}, {100 * margin['high']:+.1f}]"
-    ).replace("-", "−")
-    deals = batched_games(config)
-    return [
-        percent(rows["random"]["win"]),
-        f"{hardest}: {percent(heuristics[hardest]['win'])}, {balance} ({deals})",
-        verdict(margin["low"], margin["high"], 0.0),
-    ]
-
-
-def row(name: str, training: str, root: Path = TRAINED) -> tuple[bool, str]:
-    """Whether the row's game is cooperative, and its table row from ``root/name``."""
-    results = json.loads((root / name / "results.json").read_text())
-    config = results["config"]
-    if "command" in results:  # python -m eval.batched
-        players, trained = config["players"], config["specs"][0]
-        cooperative = all(row.get("opponent") is None for row in results["rows"])
-        comparison = (batched_cells if cooperative else batched_versus_cells)(results)
-    else:
-        players, trained = config["players"][0], config["agents"][0]
-        cooperative, comparison = results["cooperative"], cells(results)
-    game = game_name({"env": config["env"], "num_players": players})
-    line = " | ".join([game, trained.split(":")[0], *comparison, training])
-    return cooperative, f"| {line} |"
-
-
-def table(root: Path = TRAINED) -> str:
-    """The README's training block: the cooperative rows' table, then the competitive rows'."""
-    rows = [row(name, training, root) for name, training in ROWS]
-    return "\n\n".join(
-        "\n".join([header, *(text for coop, text in rows if coop == cooperative)])
-        for cooperative, header in ((True, COOPERATIVE), (False, COMPETITIVE))
-    )
-
-
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(
         prog="python -m train.readme_figures", description=__doc__.splitlines()[0]
     )
+    parser.add_argument("--play", action="store_true", help="play every row on the test split")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"with --play: {QUICK_GAMES} games a row, into {QUICK} (the README is left alone)",
+    )
     parser.add_argument("--readme", type=Path, help="write the table into this file's block")
     args = parser.parse_args(argv)
-    text = table()
+    benchmark = load_benchmark()
+    root = QUICK if args.quick else PUBLISHED
+    if args.play:
+        play(benchmark, root, QUICK_GAMES if args.quick else None)
+    text = table(root, benchmark)
     print(text)
-    if args.readme:
+    if args.readme and not args.quick:
         update_file(args.readme, {"training": text})
     return text
 

@@ -58,7 +58,8 @@ def play(
                 figures = play_rows(env_id, num_players, policies, owner, seeds, chance, options)
                 for b, (game_seed, row) in enumerate(zip(seeds, seats, strict=True)):
                     info = {"outcome": int(figures["outcome"][b]), score: float(figures[score][b])}
-                    played.append(GameResult(game_seed, {}, int(figures["steps"][b]), info, row))
+                    steps, cut = int(figures["steps"][b]), bool(figures["truncated"][b])
+                    played.append(GameResult(game_seed, {}, steps, info, row, cut))
                 bar.update(len(seeds))
             results[lineup] = played
     return results

@@ -33,6 +33,7 @@ import envs
 from agents import HEURISTICS, make_agent
 from agents.specs import parse_spec
 from envs.core.errors import ConfigError
+from eval import splits
 from eval.config import MAX_GAMES, SEED_LIMIT, parse_model, read_yaml_file
 from eval.stats import MIN_SEEDS
 from train.config import TrainConfig, load_config
@@ -70,7 +71,12 @@ class ZscConfig(BaseModel):
         "(score: only where more is better, e.g. Hocus Pocus' stuns, not the Horseman's scares)",
     )
     games: int = Field(500, ge=1, le=MAX_GAMES, description="seeded games per seat composition")
-    seed: int = Field(0, ge=0, lt=SEED_LIMIT, description="first game seed")
+    split: str = Field(
+        splits.DEFAULT_SPLIT, description="the deals: dev (tuning) or test (reported figures)"
+    )
+    seed: int | None = Field(
+        None, ge=0, lt=SEED_LIMIT, description="first game seed (default: the split's first)"
+    )
     workers: int = Field(
         2, ge=1, le=64, description="evaluation worker processes (engine reference)"
     )
@@ -127,8 +133,7 @@ class ZscConfig(BaseModel):
                 make_agent(spec, self.env)
             except ConfigError as err:
                 raise ValueError(f"partner {spec!r}: {err}") from None
-        if self.seed + self.games > SEED_LIMIT:
-            raise ValueError(f"seed + games must be at most {SEED_LIMIT}")
+        self.seed = splits.first_seed(self.split, self.seed, self.games)
         first = self.train_config(self.seeds[0])
         for field in ("env", "num_players"):
             if getattr(first, field) != getattr(self, field):

@@ -138,6 +138,15 @@ def lineup_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def truncated(summary: dict) -> str:
+    """How many of the protocol's games a clock cut short (counted as not won)."""
+    rows = [r for r in summary["rows"] if "ends" in r]
+    if not rows:
+        return "games"
+    cut = sum(r["ends"]["truncated"] for r in rows)
+    return f"{cut:,} of {sum(sum(r['ends'].values()) for r in rows):,} games"
+
+
 def markdown(summary: dict) -> str:
     c, n = summary["config"], summary["players"]
     first, last = summary["first_seed"], summary["first_seed"] + summary["games"] - 1
@@ -150,7 +159,9 @@ def markdown(summary: dict) -> str:
         "",
         f"Seeds {', '.join(str(r['seed']) for r in summary['runs'])} of `{c['train']}`"
         + trained_with
-        + f". {summary['games']} seeded games per seat composition (seeds {first}–{last}, the "
+        + f". {summary['games']} seeded games per seat composition (the "
+        f"{c.get('split', 'dev')} split, seeds {first:,}–{last:,}, "
+        f"{truncated(summary)} cut short by a clock; the "
         "same deals for every composition; seats rotate with the seed)"
         + ENGINES[summary.get("engine", "reference")]
         + ". Team score: "
