@@ -1,6 +1,6 @@
 """Resuming a batched-engine run is bit-exact: a run stopped at an update boundary and resumed
 ends with the same parameters, optimizer state, games, snapshots, PFSP record and metrics as
-the run that was never stopped."""
+the run that was never stopped; an engine loaded from its state dict plays on as the original."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 import torch
 
+import envs
+from envs.core.batched import BatchedEnv
 from train.config import TrainConfig, parse_config
 from train.ppo import train
 from train.runlog import RunLog, read_metrics
@@ -101,3 +103,39 @@ def test_a_stopped_and_resumed_run_ends_as_the_run_never_stopped(tmp_path, case)
     if "self_play_every" in extra:
         games = whole["games"]
         assert len(games["snapshots"]) == 5 and float(games["record"][:, 0].sum()) > 0
+
+
+def play(env: BatchedEnv, steps: int, chooser: torch.Generator) -> list[torch.Tensor]:
+    """``steps`` steps of random legal actions: every output tensor, in order."""
+    seen = []
+    mask = env.game.legal_mask(env.game_state)
+    for _ in range(steps):
+        keys = torch.rand(mask.shape, generator=chooser).masked_fill(~mask, -1.0)
+        out = env.step(keys.argmax(1))
+        mask = out["action_mask"]
+        seen += [out[k] for k in ("observation", "action_mask", "seat", "reward", "done")]
+    return seen
+
+
+@pytest.mark.parametrize("env_id", envs.batched_ids())
+@pytest.mark.parametrize("seed", [7, list(range(8))], ids=["generator", "row-streams"])
+def test_an_engine_loaded_from_a_state_dict_plays_on_as_the_original(env_id, seed):
+    env = envs.make_batched(env_id, 2, batch_size=8, device="cpu", max_steps=12)
+    env.reset(seed=seed)
+    play(env, 5, torch.Generator().manual_seed(0))
+    saved = env.state_dict()
+    after = play(env, 20, torch.Generator().manual_seed(1))
+    copy = envs.make_batched(env_id, 2, batch_size=8, device="cpu", max_steps=12)
+    copy.reset(seed=99)
+    copy.load_state_dict(saved)
+    assert_same(after, play(copy, 20, torch.Generator().manual_seed(1)))
+
+
+def test_a_state_without_games_for_this_device_resumes_with_new_games(tmp_path, capsys):
+    extra = CASES["competitive-pfsp"]
+    run(tiny(tmp_path, "moved", 2, **extra))
+    path = tmp_path / "moved" / "train_state.pt"
+    saved = torch.load(path, weights_only=True)
+    torch.save({**saved, "device": "cuda:0"}, path)
+    assert run(tiny(tmp_path, "moved", 3, resume=True, **extra))["step"] == 3 * BATCH
+    assert "no games for this device: new games are dealt" in capsys.readouterr().out

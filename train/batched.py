@@ -117,7 +117,8 @@ class BatchedGames:
         """``[pool]``: how likely each pool member is drawn for a new game. ``uniform``: alike;
         ``pfsp`` (prioritized fictitious self-play): the learner's estimated chance of losing to
         it, (losses + 1) / (games + 2), squared, so the opponents it loses to come most often
-        and a new one starts at 1/4 (the counts start again when a run resumes)."""
+        and a new one starts at 1/4 (the counts are in the train state: a resumed run keeps
+        them)."""
         if self.config.opponent_sampling == "uniform":
             return torch.ones(len(self.pool), device=self.device)
         games, losses = self.record.unbind(1)

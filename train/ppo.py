@@ -8,6 +8,9 @@ CleanRL's ``ppo.py``).
   ``workers`` processes); each step runs the network once on the batch and samples every game's
   action with the Gumbel-max trick.
 * ``max_minutes``: training stops after the first update past that time, and saves as usual.
+* ``resume``: a batched run goes on from the saved games, generators, memories, snapshots and
+  PFSP record (:func:`batched_state`), so it ends as the run never stopped; a run on the
+  reference engine deals new games.
 * ``lr_decay_steps``: Adam's step size falls linearly to 0 over the last steps of
   ``total_steps`` (:func:`learning_rate_at`), constant before.
 * ``centralized_critic``: the value head reads the game's full ``state()`` (cooperative games),
