@@ -36,6 +36,13 @@ CASES = {
         "seq_len": 4,
         "options": {"max_steps": 10},
     },
+    "recurrent-warm-start": {
+        "env": "voodoo_mania_v1",
+        "opponents": ["heuristic:chain"],
+        "recurrent": 8,
+        "seq_len": 4,
+        "warm_start": {"agent": "heuristic:chain", "games": 2, "epochs": 1, "bc_coef": 0.3},
+    },
 }
 
 

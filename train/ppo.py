@@ -360,7 +360,10 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             ),
         )
     if demos is not None and config.recurrent:
-        demos.remember(net)
+        if saved and saved.get("demo_memory") is not None:
+            demos.memory = saved["demo_memory"]  # the clone's, as the update steps draw them
+        else:
+            demos.remember(net)
     if saved:
         torch.set_rng_state(saved["torch_rng"])
         if batched and saved.get("device") == str(device):
@@ -587,6 +590,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                     "update": update + 1,
                     "torch_rng": torch.get_rng_state(),
                     "recent_returns": torch.tensor(list(recent), dtype=torch.float64),
+                    "demo_memory": demos.memory if demos is not None else None,
                     **(batched_state(games, rng, memory, other_play) if batched else {}),
                 },
             )
