@@ -361,7 +361,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         )
     if demos is not None and config.recurrent:
         if saved and saved.get("demo_memory") is not None:
-            demos.memory = saved["demo_memory"]  # the clone's, as the update steps draw them
+            demos.memory = saved["demo_memory"]  # the clone's memories, not the resumed net's
         else:
             demos.remember(net)
     if saved:
