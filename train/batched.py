@@ -117,11 +117,53 @@ class BatchedGames:
         """``[pool]``: how likely each pool member is drawn for a new game. ``uniform``: alike;
         ``pfsp`` (prioritized fictitious self-play): the learner's estimated chance of losing to
         it, (losses + 1) / (games + 2), squared, so the opponents it loses to come most often
-        and a new one starts at 1/4 (the counts start again when a run resumes)."""
+        and a new one starts at 1/4 (the counts are in the train state: a resumed run keeps
+        them)."""
         if self.config.opponent_sampling == "uniform":
             return torch.ones(len(self.pool), device=self.device)
         games, losses = self.record.unbind(1)
         return ((losses + 1) / (games + 2)) ** 2
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything that decides the coming games, as tensors and plain data (copies): the
+        engine's games and chance, the generator of the opponents' draws and choices, the
+        snapshots' weights, the recurrent opponents' memories, the PFSP record, each row's
+        opponent, learner seat, episode count and running return, and the rows last shown."""
+        return {
+            "engine": self.env.state_dict(),
+            "generator": self.generator.get_state(),
+            "snapshots": [p.net.state_dict() for p in self.pool[len(self.config.opponents) :]],
+            "snapshots_added": self.snapshots,
+            "memories": [_copy(getattr(policy, "memory", None)) for policy in self.pool],
+            "record": self.record.clone(),
+            "episodes": self.episodes.clone(),
+            "learner_seat": self.learner_seat.clone(),
+            "opponent": self.opponent.clone(),
+            "return": self._return.clone(),
+            "rows": {name: value.clone() for name, value in self.rows.items()},
+        }
+
+    def load_state_dict(self, saved: dict[str, Any], net: PolicyNet) -> None:
+        """Go on from a :meth:`state_dict` of games of the same config (after a reset); ``net``,
+        the learner's network, gives the snapshots their shape."""
+        self.env.load_state_dict(saved["engine"])
+        self.generator.set_state(saved["generator"])
+        del self.pool[len(self.config.opponents) :]
+        for weights in saved["snapshots"]:
+            policy = snapshot_policy(net, self.device)
+            policy.net.load_state_dict(weights)
+            self.pool.append(policy)
+        for policy, memory in zip(self.pool, saved["memories"], strict=True):
+            if isinstance(policy, BatchedNet):
+                policy.memory = None if memory is None else memory.to(self.device, copy=True)
+        self.snapshots = saved["snapshots_added"]
+        self.record = saved["record"].to(self.device, copy=True)
+        self.episodes = saved["episodes"].to(self.device, copy=True)
+        self.learner_seat = saved["learner_seat"].to(self.device, copy=True)
+        self.opponent = saved["opponent"].to(self.device, copy=True)
+        self._return = saved["return"].to(self.device, copy=True)
+        for name, value in saved["rows"].items():
+            self.rows[name].copy_(value)
 
     def close(self) -> None:
         """Nothing to stop: the engine lives in this process."""
@@ -195,3 +237,7 @@ class BatchedGames:
             self.rows = {name: value.clone() for name, value in fresh.items()}
         for name, value in fresh.items():
             self.rows[name].copy_(value)
+
+
+def _copy(tensor: torch.Tensor | None) -> torch.Tensor | None:
+    return None if tensor is None else tensor.clone()

@@ -56,6 +56,15 @@ class OtherPlay:
             self.size, shape, generator=self.generator, device=rows.device
         )
 
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        """The generator's state and the relabelings drawn (copies), for a train state."""
+        return {"generator": self.generator.get_state(), "drawn": self.drawn.clone()}
+
+    def load_state_dict(self, saved: dict[str, torch.Tensor]) -> None:
+        """Go on from a :meth:`state_dict` of the same game, seats and games."""
+        self.generator.set_state(saved["generator"])
+        self.drawn.copy_(saved["drawn"])
+
     def current(self, seat: torch.Tensor) -> torch.Tensor:
         """``[n_envs]``: the relabeling of each game's deciding ``seat``."""
         return self.drawn[torch.arange(len(seat), device=seat.device), seat]

@@ -8,6 +8,9 @@ CleanRL's ``ppo.py``).
   ``workers`` processes); each step runs the network once on the batch and samples every game's
   action with the Gumbel-max trick.
 * ``max_minutes``: training stops after the first update past that time, and saves as usual.
+* ``resume``: a batched run goes on from the saved games, generators, memories, snapshots and
+  PFSP record (:func:`batched_state`), so it ends as the run never stopped; a run on the
+  reference engine deals new games.
 * ``lr_decay_steps``: Adam's step size falls linearly to 0 over the last steps of
   ``total_steps`` (:func:`learning_rate_at`), constant before.
 * ``centralized_critic``: the value head reads the game's full ``state()`` (cooperative games),
@@ -46,6 +49,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -204,6 +208,44 @@ def native_bfloat16(device: torch.device) -> bool:
     return device.type != "cpu" or bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
 
 
+def batched_state(
+    games: BatchedGames,
+    rng: np.random.Generator,
+    memory: torch.Tensor,
+    other_play: OtherPlay | None,
+) -> dict[str, Any]:
+    """What a batched run saves beyond its network and optimizer to go on bit for bit: the
+    games (:meth:`train.batched.BatchedGames.state_dict`), the trainer's numpy generator and
+    its device's torch generator, the memories, and Other-Play's relabelings."""
+    device = games.device
+    return {
+        "device": str(device),
+        "games": games.state_dict(),
+        "rng": rng.bit_generator.state,
+        "memory": memory.clone(),
+        "device_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
+        "other_play": other_play.state_dict() if other_play else None,
+    }
+
+
+def restore_batched(
+    saved: dict[str, Any],
+    games: BatchedGames,
+    rng: np.random.Generator,
+    memory: torch.Tensor,
+    other_play: OtherPlay | None,
+    net: PolicyNet,
+) -> None:
+    """Put back what :func:`batched_state` saved, on a run of the same config and device."""
+    games.load_state_dict(saved["games"], net)
+    rng.bit_generator.state = saved["rng"]
+    memory.copy_(saved["memory"])
+    if saved["device_rng"] is not None:
+        torch.cuda.set_rng_state(saved["device_rng"], games.device)
+    if other_play is not None:
+        other_play.load_state_dict(saved["other_play"])
+
+
 def train(config: TrainConfig, log: RunLog) -> Path:
     """Train, log, checkpoint; return the final checkpoint's path."""
     folder = config.folder
@@ -254,7 +296,6 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         if belief_head is not None:
             belief_head.load_state_dict(saved["belief"])
         optimizer.load_state_dict(saved["optimizer"])
-        torch.set_rng_state(saved["torch_rng"])
         recent.extend(saved["recent_returns"].tolist())
 
     def buffer(*size: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -319,7 +360,16 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             ),
         )
     if demos is not None and config.recurrent:
-        demos.remember(net)
+        if saved and saved.get("demo_memory") is not None:
+            demos.memory = saved["demo_memory"]  # the clone's memories, not the resumed net's
+        else:
+            demos.remember(net)
+    if saved:
+        torch.set_rng_state(saved["torch_rng"])
+        if batched and saved.get("device") == str(device):
+            restore_batched(saved, games, rng, memory, other_play, net)
+        elif batched:
+            log.message("the saved state holds no games for this device: new games are dealt")
     phases = diagnostics.phase_field(config.env)
     step = start * batch
     for update in range(start, updates):
@@ -540,6 +590,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                     "update": update + 1,
                     "torch_rng": torch.get_rng_state(),
                     "recent_returns": torch.tensor(list(recent), dtype=torch.float64),
+                    "demo_memory": demos.memory if demos is not None else None,
+                    **(batched_state(games, rng, memory, other_play) if batched else {}),
                 },
             )
         if out_of_time:

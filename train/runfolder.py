@@ -20,6 +20,9 @@ the folder (a second run into it stops at once; the lock goes when its process d
 
     {"format": FORMAT, "config": <the config as JSON text>, "step": learner steps done,
      ...the trainer's tensors (network, optimizer, random state, recent returns)}
+
+  A batched run's state also holds its games, generators, memories, snapshot pool and PFSP
+  record (:func:`train.ppo.batched_state`): resumed, it ends as the run never stopped.
 """
 
 from __future__ import annotations
@@ -199,7 +202,8 @@ def load_state(config: TrainConfig) -> dict[str, Any] | None:
 
 def run_seed(seed: int, step: int) -> int:
     """The seed of the run's generators from ``step`` on: ``seed`` itself at the start, a fresh
-    one derived from both after a resume (so the resumed games are new deals)."""
+    one derived from both after a resume (so the resumed games are new deals; a batched run
+    puts back its saved generators instead)."""
     if step == 0:
         return seed
     return int(np.random.SeedSequence([seed, step]).generate_state(1)[0] >> 1)

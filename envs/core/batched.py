@@ -352,6 +352,39 @@ class BatchedEnv:
         """``[B, state_size]``: the full-information encoding of every game."""
         return self.game.encode_state(self.game_state)
 
+    def state_dict(self) -> dict[str, Any]:
+        """The batch as tensors and plain data (copies), for a train state: every game's tensors,
+        the rows' step counts and the chance (the generator's state, and the rows' streams if
+        any). :meth:`load_state_dict` goes on from it bit for bit."""
+        if self.game_state is None:
+            raise RuntimeError("reset() must come before state_dict()")
+        state = self.game_state
+        streams = None
+        if isinstance(self.chance, RowStreams):
+            streams = {"key": self.chance.key.clone(), "count": self.chance.count.clone()}
+        return {
+            "games": {f.name: getattr(state, f.name).clone() for f in dataclasses.fields(state)},
+            "steps": self.steps.clone(),
+            "generator": self.generator.get_state(),
+            "streams": streams,
+        }
+
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        """Go on from a :meth:`state_dict` of an engine of the same game, options and batch size
+        on the same kind of device (after a reset, which sets the state's type)."""
+        if self.game_state is None:
+            raise RuntimeError("reset() must come before load_state_dict()")
+        games = {name: value.to(self.device, copy=True) for name, value in saved["games"].items()}
+        self.game_state = dataclasses.replace(self.game_state, **games)
+        self.steps = saved["steps"].to(self.device, copy=True)
+        self.generator.set_state(saved["generator"])
+        self.chance = self.generator
+        if saved["streams"] is not None:
+            self.chance = object.__new__(RowStreams)
+            self.chance.key = saved["streams"]["key"].to(self.device, copy=True)
+            self.chance.count = saved["streams"]["count"].to(self.device, copy=True)
+            self.chance.index = self.rows.clone()
+
     # ----------------------------------------------------------------- helpers
     def _acting_seat(self) -> torch.Tensor:
         """A copy of the game's acting seats: neither the caller nor a later in-place write
