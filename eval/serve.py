@@ -363,8 +363,8 @@ class Handler(BaseHTTPRequestHandler):
             return json.loads(raw.decode("utf-8")) if size else {}
         except UnicodeDecodeError:
             raise Refused(400, "the request body is not UTF-8") from None
-        except ValueError:
-            raise Refused(400, "the request body is not JSON") from None
+        except (ValueError, RecursionError):
+            raise Refused(400, "the request body is not JSON (or nests too deep)") from None
 
     def do_GET(self) -> None:  # noqa: N802 - the base's name
         url = urlparse(self.path)
