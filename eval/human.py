@@ -8,17 +8,25 @@ person's decisions the command shows what the others did since, as seat K may se
 seat's secret choice, a card passed or chosen face down, reads as its public text: see
 :mod:`envs.core.views`; in simultaneous games only once every seat has chosen), seat K's private
 view (``render_for``, also at the end) and the legal actions by number and name. Type a number
-or a name; anything else is asked again. ``q``, Ctrl-C or the end of the input abandons the game
-unsaved (an unfinished game is no record: a record replays to the game's end). A finished game
-is saved as a record (default ``runs/play/<env>_seed<S>.jsonl``; the path is checked before the
-game starts) that ``python -m eval.replay`` and ``python -m eval.viewer`` read.
+or a name; anything else is asked again. ``q`` or the end of the input abandons the game
+unsaved; Ctrl-C, SIGTERM or SIGHUP saves the game so far (header and step lines, no end line)
+to a file of its own beside the record, ``<save>.game1-<random>.unfinished``, that
+``python -m eval.serve --resume`` continues, then exits. A finished game is saved as a record
+(default ``runs/play/<env>_seed<S>.jsonl``; the path is checked before the game starts) that
+``python -m eval.replay`` and ``python -m eval.viewer`` read.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
+import os
+import secrets
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +42,133 @@ from eval.records import GameRecord, Recorder, check_output, seed_problem, write
 from eval.replay import number
 
 HUMAN = "human"
+UNFINISHED = ".unfinished"  # the suffix of a game saved before its end
+STOPPING = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Stopped(Exception):
+    """SIGTERM or SIGHUP: the command saves the game in progress, then exits."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise Stopped(signum)
+
+
+@contextmanager
+def stopping() -> Iterator[None]:
+    """Within, SIGTERM and SIGHUP raise :class:`Stopped` in the main thread (as Ctrl-C raises
+    ``KeyboardInterrupt``), so the command can save its game and exit cleanly."""
+    before = {signum: signal.signal(signum, _stop) for signum in STOPPING}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Within, Ctrl-C, SIGTERM and SIGHUP wait: a decision is taken whole or not at all."""
+    signals = {signal.SIGINT, *STOPPING}
+    signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
+
+
+def write_whole(path: Path, lines: list[str]) -> None:
+    """Replace ``path`` by ``lines`` at once (a file beside it renamed over it): a reader, or a
+    stop half-way, sees the old file or the new one, never a part."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        temporary.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+class UnfinishedFile:
+    """Where one game left unfinished is kept: its header and step lines (no end line), after
+    ``prefix`` (the finished games of the file it was resumed from), each save replacing the
+    file whole (:func:`write_whole`).
+
+    A new game's file is ``<record>.game<N>-<random>.unfinished``, made exclusively at its first
+    save, so two games never share one. A resumed game keeps the file it was resumed from,
+    claimed (:meth:`claim`) until the game is finished or left: a second resume of it fails."""
+
+    def __init__(self, record: Path, game: int = 1) -> None:
+        self.record, self.game = record, game
+        self.path: Path | None = None
+        self.prefix: list[str] = []
+        self._lock: int | None = None
+
+    @classmethod
+    def claim(cls, path: Path, what: str = "--resume") -> UnfinishedFile:
+        """``path``, claimed for one resume (an exclusive lock on ``<path>.lock``, freed by the
+        system if the process dies); :class:`ConfigError` when another resume holds it."""
+        lock = path.with_name(path.name + ".lock")
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as err:
+            raise ConfigError(f"{what} {path}: cannot claim it ({err.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino != os.stat(lock).st_ino:
+                raise FileNotFoundError(lock)  # released and removed as we opened it
+        except OSError:
+            os.close(fd)
+            raise ConfigError(
+                f"{what} {path}: the game is being resumed already (by another server or "
+                "command); a game is resumed once: stop that one, and its game is saved back "
+                "here"
+            ) from None
+        unfinished = cls(path)
+        unfinished.path, unfinished._lock = path, fd
+        return unfinished
+
+    def write(self, lines: list[str]) -> Path:
+        """Save the game so far (``lines``: header and steps) after the prefix."""
+        if self.path is None:
+            self.path = self._reserve()
+        write_whole(self.path, self.prefix + lines)
+        return self.path
+
+    def finish(self, lines: Sequence[str] = ()) -> Path | None:
+        """The game is over, its record saved: the file keeps the prefix and ``lines`` (the
+        record, when it goes back into this file), or is removed when that is nothing; the
+        claim is freed."""
+        kept = self.prefix + list(lines)
+        if self.path is not None:
+            if kept:
+                write_whole(self.path, kept)
+            else:
+                self.path.unlink(missing_ok=True)
+        self.release()
+        return self.path
+
+    def release(self) -> None:
+        """Free the claim (the game stays in the file as last saved)."""
+        if self._lock is not None:
+            self.path.with_name(self.path.name + ".lock").unlink(missing_ok=True)
+            os.close(self._lock)
+            self._lock = None
+
+    def _reserve(self) -> Path:
+        self.record.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            path = self.record.with_name(
+                f"{self.record.name}.game{self.game}-{secrets.token_hex(4)}{UNFINISHED}"
+            )
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            except FileExistsError:
+                continue
+            return path
 
 
 def seat_specs(players: int, seat: int, partners: list[str]) -> list[str]:
@@ -144,6 +279,13 @@ class Table:
         """The finished game's record (``None`` before the end)."""
         return self.env.record
 
+    def save_unfinished(self, unfinished: UnfinishedFile) -> Path | None:
+        """Save the game so far to ``unfinished`` and say where; ``None``, saving nothing, once
+        the game is over or before its first decision."""
+        if self.over or not self.turn:
+            return None
+        return unfinished.write(self.env._game.to_lines()[:-1])  # the Recorder's game so far
+
     def your_turn(self) -> bool:
         """Whether the person is to decide now."""
         you = self.you
@@ -212,15 +354,24 @@ def play_human(
 ) -> GameRecord | None:
     """Play one game with a person at ``seat`` (input from ``ask``, output to ``say``; by default
     the terminal); the finished game's record, or ``None`` when the person quit."""
+    return play_table(Table(env_id, players, seat, partners, seed), ask, say)
+
+
+def play_table(
+    table: Table,
+    ask: Callable[[str], str] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> GameRecord | None:
+    """Play ``table``'s game to its end in the terminal (as :func:`play_human`); every decision
+    is taken whole (:func:`held`), so a stop leaves the game at a decision's boundary."""
     ask, say = ask or input, say or print
-    table = Table(env_id, players, seat, partners, seed)
     base, you, shown = table.base, table.you, 0
-    say(
-        f"=== {env_id}, {players} players, seed {seed}: you are {you}; {', '.join(table.seats)} ==="
-    )
+    who = f"you are {you}; {', '.join(table.seats)}"
+    say(f"=== {table.env_id}, {len(table.seats)} players, seed {table.seed}: {who} ===")
     while True:
-        while table.step_agent():
-            pass
+        with held():
+            while table.step_agent():
+                pass
         if table.over:
             break
         if len(table.log) > shown:
@@ -233,10 +384,11 @@ def play_human(
         if action is None:
             say("game abandoned; nothing saved")
             return None
-        table.play(action)
+        with held():
+            table.play(action)
     record = table.record
     say("\n".join(table.log[shown:]) + f"\n\n=== game over ===\n{base.render_for(you)}\n")
-    say(f"result: {record.end['info'][seat]}; returns {record.end['returns']}")
+    say(f"result: {record.end['info'][table.seat]}; returns {record.end['returns']}")
     return record
 
 
@@ -276,11 +428,15 @@ def main(argv: list[str] | None = None) -> GameRecord | None:
     seed = args.seed if args.seed is not None else random_seed()
     partners = args.partners or [default_agent(args.env)]
     path = check_output(args.save or f"runs/play/{args.env}_seed{seed}.jsonl", "--save")
+    table = Table(args.env, args.players, args.seat, partners, seed)
     try:
-        record = play_human(args.env, args.players, args.seat, partners, seed)
-    except KeyboardInterrupt:
-        print("\ninterrupted: game abandoned, nothing saved", file=sys.stderr)
-        raise SystemExit(130) from None
+        with stopping():
+            record = play_table(table)
+    except (KeyboardInterrupt, Stopped) as stop:
+        saved = table.save_unfinished(UnfinishedFile(path))
+        said = f"game so far saved to {saved} (python -m eval.serve --resume {saved})"
+        print(f"\nstopped: {said if saved else 'nothing to save'}", file=sys.stderr)
+        raise SystemExit(128 + stop.signum if isinstance(stop, Stopped) else 130) from None
     if record is not None:
         print(f"saved: {write_games(path, [record])} (python -m eval.replay {path})")
     return record

@@ -2,7 +2,8 @@
 
 python -m eval.serve --env ID --players N [--seat K] [--partners SPEC...] [--seed S]
                      [--save FILE] [--host 127.0.0.1] [--port 0]
-python -m eval.serve --resume FILE [--save FILE] [--host 127.0.0.1] [--port 0]
+python -m eval.serve --resume FILE [--partners SPEC...] [--save FILE] [--host 127.0.0.1]
+                     [--port 0]
 
 A local web server (the standard library's, one game at a time per process) where a person plays
 seat K against or with agents, as in ``python -m eval.play`` (the same :class:`eval.human.Table`):
@@ -29,29 +30,47 @@ A finished game is saved as a record (``--save``, checked before the first game;
 that ``python -m eval.replay`` and ``python -m eval.viewer`` read. A refused request (malformed:
 400; an illegal action: 400; a stale turn or game, say from a second tab, a game that is over or
 stopped: 409) answers ``{"error": ...}``, which the page shows before it shows the game as it
-is, and changes nothing. A port in use is a one-line error naming it (give another, or 0). An
-agent that raises stops the game with its message in the page and on the command line, and the
-decisions so far are written to ``<save>.unfinished`` (the record's header and step lines,
-without an end line); so is a game left unfinished by ``POST /save``, a new game or Ctrl-C.
+is, and changes nothing. A port in use or outside 0..65535 is a one-line error. An agent that
+raises stops the game with its message in the page and on the command line, and the decisions
+so far are written to a file of the game's own, ``<save>.game<N>-<random>.unfinished`` (the
+record's header and step lines, without an end line); so is a game left unfinished by
+``POST /save``, a new game, Ctrl-C, SIGTERM or SIGHUP (which then stop the server).
+
+The server answers only requests whose Host is one of its own names (the loopback names and
+addresses, or ``--host``, with its port: 403 otherwise, against DNS rebinding); every POST must
+carry the session's random token (the page holds it and sends it as ``X-Cauldron-Token``) and,
+when it has an Origin, come from the server's own (403 otherwise); a body must be JSON
+(``Content-Type: application/json``, 415), at most ``MAX_BODY`` bytes (413) with a whole
+``Content-Length`` (400); a connection silent for ``TIMEOUT`` seconds is closed. See
+``docs/security.md``.
 
 ``--resume FILE`` continues such a game: FILE is a ``.unfinished`` file or any record file whose
 last game has no end line. Its decisions are replayed through the reference env and checked as a
 record's are (seat, legality, names, rewards, events, checkpoint hashes), then taken again at a
-table with the same env, options, seed and agents (the header's specs; the person sits in its
-``human`` seat; each agent is shown its past observations, so a seeded agent goes on as it would
-have), and the game continues at the seat to act. The finished game is saved as a whole record
-(that replays) to ``--save``, by default FILE without ``.unfinished`` (any other FILE: the new
-game's default), after the games that file holds. A file that is not an unfinished game (a
-finished one, an empty one, one that does not replay, one without a ``human`` seat) or whose
-agents cannot be built is a one-line error; ``--env``, ``--players``, ``--seat``, ``--partners``
-and ``--seed`` come from FILE and may not be given.
+table with the same env, options, seed and agents (the person sits in its ``human`` seat; each
+agent is shown its past observations, so a seeded agent goes on as it would have), and the game
+continues at the seat to act. A file never names code to run: its agents are used only when all
+are built in (``random``, ``heuristic:<name>``); any other (``python:``, ``torch:``, ``sb3:``,
+``rllib:``) must be given again with ``--partners`` on the command line. The resume claims FILE
+(a second resume of it fails while this one holds it); the finished game is saved as a whole
+record (that replays) to ``--save``, by default the record FILE belongs to (its name without
+``.game<N>-<random>.unfinished``; any other FILE: the new game's default), after the games that
+file holds, and leaves FILE (removed when nothing else is in it); a resumed game left unfinished
+again is saved back to FILE. A file that is not an unfinished game (a finished one, an empty
+one, one that does not replay, one without a ``human`` seat) or whose agents cannot be built is
+a one-line error; ``--env``, ``--players``, ``--seat`` and ``--seed`` come from FILE and may
+not be given.
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import hmac
 import json
+import re
+import secrets
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -59,10 +78,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from agents.specs import parse_spec
 from envs.core.errors import ConfigError, run_command
 from envs.core.views import action_text
 from eval.demo import default_agent
-from eval.human import HUMAN, Table, random_seed, table_arguments
+from eval.human import (
+    HUMAN,
+    UNFINISHED,
+    Stopped,
+    Table,
+    UnfinishedFile,
+    random_seed,
+    seat_specs,
+    stopping,
+    table_arguments,
+)
 from eval.records import (
     GameRecord,
     RecordError,
@@ -76,7 +106,11 @@ from eval.records import (
 LOCAL = "127.0.0.1"
 PAGE = Path(__file__).with_name("serve_assets") / "play.html"
 MAX_BODY = 4096  # bytes of a request body: a decision is a few dozen
-UNFINISHED = ".unfinished"  # the suffix of a game saved before its end
+TIMEOUT = 5.0  # seconds a connection may stay silent
+TOKEN_HEADER = "X-Cauldron-Token"
+TOKEN_SLOT = "{{token}}"  # where the page takes the session's token
+PORTS = range(65536)
+BUILT_IN = ("random", "heuristic")  # the agent kinds a file may name: no code, no checkpoint
 
 
 class Refused(Exception):
@@ -89,7 +123,8 @@ class Refused(Exception):
 
 class Session:
     """The server's game: a :class:`Table` played one request at a time (under ``lock``), the
-    seat's view after each release of the log (``frames``), and where its record goes."""
+    seat's view after each release of the log (``frames``), where its record goes, where it is
+    kept while unfinished (``unfinished``) and the random ``token`` every POST must carry."""
 
     def __init__(
         self,
@@ -101,19 +136,23 @@ class Session:
         save: str | None = None,
         options: dict[str, Any] | None = None,
         table: Table | None = None,
+        unfinished: UnfinishedFile | None = None,
     ) -> None:
         self.env_id, self.players, self.seat, self.partners = env_id, players, seat, partners
         self.save_option, self.options = save, options
         self.lock = threading.Lock()
+        self.token = secrets.token_urlsafe(32)
         self.game = 0
         self.appending = table is not None  # a resumed game joins what its file holds
         self.resumed_at = None if table is None else table.turn  # the decisions replayed
-        self.start(seed, table)
+        self.start(seed, table, unfinished)
 
-    def start(self, seed: int, table: Table | None = None) -> None:
-        """A new game from ``seed`` (or ``table``, a game resumed), the agents then playing up
-        to the person's decision; a game left unfinished is saved first (see
-        :meth:`save_unfinished`)."""
+    def start(
+        self, seed: int, table: Table | None = None, unfinished: UnfinishedFile | None = None
+    ) -> None:
+        """A new game from ``seed`` (or ``table``, a game resumed from ``unfinished``), the
+        agents then playing up to the person's decision; a game left unfinished is saved
+        first (see :meth:`leave`)."""
         path = check_output(
             self.save_option or f"runs/play/{self.env_id}_seed{seed}.jsonl", "--save"
         )
@@ -121,14 +160,24 @@ class Session:
             table = Table(
                 self.env_id, self.players, self.seat, self.partners, seed, "svg", self.options
             )
-        if self.game and not self.table.over and self.table.turn and not self.error:
-            print(f"game {self.game} left unfinished; saved to {self.save_unfinished()}")
+        if self.game:
+            left = self.leave()
+            if left:
+                print(f"game {self.game} left unfinished; saved to {left}")
         self.path, self.table = path, table
         self.game += 1
+        self.unfinished = unfinished or UnfinishedFile(path, self.game)
         self.frames: list[tuple[int, str]] = []
         self.error: str | None = None
         self.saved: str | None = None
         self.advance()
+
+    def leave(self) -> Path | None:
+        """Leave the game: saved unfinished unless it is over, not begun or stopped (saved
+        then), its file's claim freed; where it was saved now."""
+        saved = None if self.error else self.table.save_unfinished(self.unfinished)
+        self.unfinished.release()
+        return saved
 
     def view(self) -> str:
         return self.table.base.render_for(self.table.you, "svg")
@@ -143,32 +192,39 @@ class Session:
             try:
                 moved = table.step_agent()
             except Exception as err:  # any agent failure: report it, keep the game so far
-                name = table.env.agent_selection
-                spec = table.seats[table.base.possible_agents.index(name)]
-                where = self.save_unfinished()
-                self.error = (
-                    f"the agent {spec} of {name} failed at decision {table.turn + 1}: "
-                    f"{type(err).__name__}: {err}; the game so far is saved to {where}"
-                )
-                print(f"error: {self.error}", file=sys.stderr)
+                self.stop_on(err)
                 return
             if len(table.log) > before:
                 self.frames.append((len(table.log), self.view()))
             if not moved:
                 break
         if table.over and self.saved is None:
-            written = write_games(self.path, [table.record], append=self.appending)
-            self.appending = self.save_option is not None
-            self.saved = str(written)
-            print(f"game {self.game} over; saved: {written} (python -m eval.viewer {written})")
+            self.saved = str(self.keep(table.record))
+            print(f"game {self.game} over; saved: {self.saved} (python -m eval.viewer {self.path})")
 
-    def save_unfinished(self) -> str:
-        """Write the game so far (header and step lines, no end line) beside the record."""
-        where = self.path.with_name(self.path.name + UNFINISHED)
-        lines = self.table.env._game.to_lines()[:-1]  # the Recorder's game in progress
-        where.parent.mkdir(parents=True, exist_ok=True)
-        where.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return str(where)
+    def stop_on(self, err: Exception) -> None:
+        """Stop the game on an agent's error, saved so far, the error kept for the page."""
+        table = self.table
+        name = table.env.agent_selection
+        spec = table.seats[table.base.possible_agents.index(name)]
+        where = table.save_unfinished(self.unfinished)
+        self.error = (
+            f"the agent {spec} of {name} failed at decision {table.turn + 1}: "
+            f"{type(err).__name__}: {err}; "
+            + (f"the game so far is saved to {where}" if where else "no decision to save")
+        )
+        print(f"error: {self.error}", file=sys.stderr)
+
+    def keep(self, record: GameRecord) -> Path:
+        """Write the finished game's record and drop the game from its unfinished file (the
+        record goes into that file instead when it is the record file)."""
+        kept = self.unfinished.path
+        if kept is not None and kept.resolve() == self.path.resolve():
+            return self.unfinished.finish(record.to_lines())
+        written = write_games(self.path, [record], append=self.appending)
+        self.appending = self.save_option is not None
+        self.unfinished.finish()
+        return written
 
     def act(self, body: Any) -> None:
         """The person's decision (``{"action": id, "turn": n, "game": g, "since": k}``), checked
@@ -178,8 +234,9 @@ class Session:
             raise Refused(400, 'expected a JSON object {"action": id, "turn": n}')
         for key in ("action", "turn", "since"):
             value = body.get(key, 0 if key == "since" else None)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise Refused(400, f"{key!r} must be an integer, got {json.dumps(value)[:40]}")
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                shown = json.dumps(value)[:40]
+                raise Refused(400, f"{key!r} must be an integer from 0, got {shown}")
         table = self.table
         if body.get("game", self.game) != self.game:
             raise Refused(409, f"this page shows an earlier game; game {self.game} is on: reload")
@@ -233,15 +290,20 @@ class Session:
         """Save now: the record of a finished game, or the unfinished game's lines."""
         if self.saved:
             return {"saved": self.saved}
-        if self.table.turn == 0:
+        where = self.table.save_unfinished(self.unfinished)
+        if where is None:
             raise Refused(409, "nothing to save yet: no decision taken")
-        return {"saved": self.save_unfinished(), "unfinished": True}
+        return {"saved": str(where), "unfinished": True}
 
 
 class Handler(BaseHTTPRequestHandler):
-    """The page, its JSON endpoints (module docstring) and 404 for anything else."""
+    """The page, its JSON endpoints (module docstring) and 404 for anything else; a request
+    whose Host is not the server's is refused (403), and so is a POST from another origin or
+    without the session's token."""
 
     session: Session  # set on the subclass made by :func:`make_server`
+    hosts: frozenset[str] = frozenset()  # the Host header values this server answers
+    timeout = TIMEOUT
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
         pass  # quiet: the command line shows the games, not every request
@@ -251,64 +313,111 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
         self.end_headers()
         self.wfile.write(body)
 
     def send_json(self, status: int, data: Any) -> None:
         self.send(status, json.dumps(data).encode("utf-8"), "application/json")
 
+    def checked_host(self) -> str:
+        """The request's Host, one of the server's own names; :class:`Refused` otherwise."""
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host not in self.hosts:
+            allowed = ", ".join(sorted(self.hosts))
+            raise Refused(403, f"Host {host[:80]!r} is not this server's; use one of {allowed}")
+        return host
+
+    def check_sender(self, host: str) -> None:
+        """A POST comes from this server's page (its Origin, when sent, is this server) and
+        carries the session's token; :class:`Refused` otherwise."""
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.strip().lower() != f"http://{host}":
+            raise Refused(403, f"cross-origin request refused: Origin {origin[:80]!r}")
+        token = self.headers.get(TOKEN_HEADER, "").encode("utf-8", "replace")
+        if not hmac.compare_digest(token, self.session.token.encode()):
+            raise Refused(
+                403, f"missing or wrong {TOKEN_HEADER} header: send the token of this server's page"
+            )
+
+    def body(self) -> Any:
+        """The request's JSON body (``{}`` when empty), its size and type checked first."""
+        if self.headers.get("Transfer-Encoding") is not None:
+            raise Refused(400, "Transfer-Encoding is not accepted: send a Content-Length")
+        lengths = self.headers.get_all("Content-Length") or ["0"]
+        text = lengths[0].strip()
+        if len(lengths) > 1 or not (text.isascii() and text.isdigit()):
+            raise Refused(
+                400, f"Content-Length must be one whole number of bytes, got {lengths[0][:40]!r}"
+            )
+        size = int(text) if len(text) < 12 else MAX_BODY + 1
+        if size > MAX_BODY:
+            raise Refused(413, f"a request body holds at most {MAX_BODY} bytes, got {size}")
+        if size and self.headers.get_content_type() != "application/json":
+            raise Refused(415, "send the request body as Content-Type: application/json")
+        raw = self.rfile.read(size)
+        if len(raw) < size:
+            raise Refused(400, f"the body ended after {len(raw)} of its {size} bytes")
+        try:
+            return json.loads(raw.decode("utf-8")) if size else {}
+        except UnicodeDecodeError:
+            raise Refused(400, "the request body is not UTF-8") from None
+        except (ValueError, RecursionError):
+            raise Refused(400, "the request body is not JSON (or nests too deep)") from None
+
     def do_GET(self) -> None:  # noqa: N802 - the base's name
         url = urlparse(self.path)
-        if url.path == "/":
-            self.send(200, PAGE.read_bytes(), "text/html; charset=utf-8")
-            return
-        if url.path != "/state":
-            self.send_json(404, {"error": f"no page {url.path}"})
-            return
-        query = parse_qs(url.query)
         try:
-            since = int(query.get("since", ["0"])[0])
-            game = int(query["game"][0]) if "game" in query else None
-        except ValueError:
-            self.send_json(400, {"error": "since and game must be integers"})
-            return
-        with self.session.lock:
-            self.send_json(200, self.session.state(since, game))
+            self.checked_host()
+            if url.path == "/":
+                page = PAGE.read_text(encoding="utf-8").replace(TOKEN_SLOT, self.session.token)
+                self.send(200, page.encode("utf-8"), "text/html; charset=utf-8")
+                return
+            if url.path != "/state":
+                raise Refused(404, f"no page {url.path[:80]}")
+            query = parse_qs(url.query)
+            try:
+                since = int(query.get("since", ["0"])[0])
+                game = int(query["game"][0]) if "game" in query else None
+            except ValueError:
+                raise Refused(400, "since and game must be integers") from None
+            if since < 0:
+                raise Refused(400, f"since must be 0 or more, got {since}")
+            with self.session.lock:
+                self.send_json(200, self.session.state(since, game))
+        except Refused as refused:
+            self.send_json(refused.status, {"error": str(refused)})
 
     def do_POST(self) -> None:  # noqa: N802 - the base's name
         path = urlparse(self.path).path
         try:
-            size = int(self.headers.get("Content-Length") or 0)
-            if not 0 <= size <= MAX_BODY:
-                raise Refused(400, f"a request body holds at most {MAX_BODY} bytes")
-            text = self.rfile.read(size).decode("utf-8") if size else "{}"
-            try:
-                body = json.loads(text)
-            except ValueError:
-                raise Refused(400, "the request body is not JSON") from None
+            self.check_sender(self.checked_host())
+            body = self.body()
             with self.session.lock:
-                since, game = 0, None
-                if path == "/act":
-                    self.session.act(body)
-                    since, game = body.get("since", 0), body.get("game", self.session.game)
-                elif path == "/new":
-                    seed = body.get("seed") if isinstance(body, dict) else None
-                    if seed is None:
-                        seed = random_seed()
-                    try:
-                        self.session.start(seed)
-                    except ConfigError as err:
-                        raise Refused(400, str(err)) from None
-                elif path == "/save":
-                    self.send_json(200, self.session.save())
-                    return
-                else:
-                    raise Refused(404, f"no endpoint {path}")
-                self.send_json(200, self.session.state(since, game))
+                self.send_json(200, self.answer(path, body))
         except Refused as refused:
             self.send_json(refused.status, {"error": str(refused)})
-        except UnicodeDecodeError:
-            self.send_json(400, {"error": "the request body is not UTF-8"})
+        except TimeoutError:
+            self.close_connection = True
+            self.send_json(408, {"error": f"the request body did not come within {self.timeout} s"})
+
+    def answer(self, path: str, body: Any) -> dict[str, Any]:
+        """The answer to the POST of ``body`` to ``path`` (under the session's lock)."""
+        session = self.session
+        if path == "/act":
+            session.act(body)
+            return session.state(body.get("since", 0), body.get("game", session.game))
+        if path == "/new":
+            seed = body.get("seed") if isinstance(body, dict) else None
+            try:
+                session.start(random_seed() if seed is None else seed)
+            except ConfigError as err:
+                raise Refused(400, str(err)) from None
+            return session.state()
+        if path == "/save":
+            return session.save()
+        raise Refused(404, f"no endpoint {path[:80]}")
 
 
 def unfinished_game(path: str) -> GameRecord:
@@ -352,18 +461,71 @@ def unfinished_game(path: str) -> GameRecord:
     return game
 
 
-def resume(path: str, save: str | None = None) -> Session:
-    """A session that continues the unfinished game in ``path`` (:func:`unfinished_game`):
-    the same env, options, seed and agents (the header's specs; the person sits in the
-    ``human`` seat), the decisions so far taken again (:meth:`Table.follow`), the game then at
-    the seat to act. Its record goes to ``save``, by default the file ``path`` without
-    ``.unfinished`` (for any other file the new game's default), after the games it holds."""
-    if save is None and path.endswith(UNFINISHED):
-        save = path[: -len(UNFINISHED)]
+def record_of(path: str) -> str | None:
+    """The record file a ``.unfinished`` file's game belongs to (its name without
+    ``.game<N>-<random>.unfinished`` or ``.unfinished``); ``None`` for any other file."""
+    match = re.fullmatch(r"(.+?)(\.game\d+-[0-9a-f]+)?" + re.escape(UNFINISHED), path, re.DOTALL)
+    return match[1] if match else None
+
+
+def built_in(spec: str) -> bool:
+    """Whether ``spec`` names a built-in agent (``random``, ``heuristic:<name>``): one a file
+    may name, since it runs no code from elsewhere and loads no checkpoint."""
+    try:
+        return parse_spec(spec).kind in BUILT_IN
+    except ConfigError:
+        return False
+
+
+def resumed_partners(path: str, header: dict[str, Any], partners: list[str] | None) -> list[str]:
+    """The agents of a resumed game: ``partners`` from the command line, which must seat the
+    file's agents; without them, the file's agents when all are built in (:func:`built_in`).
+    A file never names code to run: :class:`ConfigError` for any other agent it names."""
+    agents, seat = header["agents"], header["agents"].index(HUMAN)
+    if partners is not None:
+        given = seat_specs(header["players"], seat, partners)
+        if given != agents:
+            raise ConfigError(
+                f"--resume {path}: --partners {partners} seats {given}, but the game was "
+                f"played by {agents}; give its agents, in seat order, without {HUMAN!r}"
+            )
+    foreign = [spec for spec in agents if spec != HUMAN and not built_in(spec)]
+    if foreign and partners is None:
+        raise ConfigError(
+            f"--resume {path}: the file names the agent(s) {foreign}, which run code or load a "
+            "checkpoint; a file may name only random and heuristic:<name> agents. If you trust "
+            "them, pass --partners on the command line with the game's agents, in seat order"
+        )
+    return [spec for spec in agents if spec != HUMAN]
+
+
+def resume(path: str, save: str | None = None, partners: list[str] | None = None) -> Session:
+    """A session that continues the unfinished game in ``path`` (:func:`unfinished_game`),
+    claimed for this session (a second resume of it fails until the game is finished or
+    left): the same env, options, seed and agents (:func:`resumed_partners`; the person sits
+    in the ``human`` seat), the decisions so far taken again (:meth:`Table.follow`), the game
+    then at the seat to act. Its record goes to ``save``, by default the record the
+    ``.unfinished`` file belongs to (:func:`record_of`; for any other file the new game's
+    default), after the games it holds, and the game leaves ``path``."""
+    if not Path(path).is_file():
+        raise ConfigError(f"--resume {path}: no such file")
+    claim = UnfinishedFile.claim(Path(path))
+    try:
+        return _resume(path, claim, save if save is not None else record_of(path), partners)
+    except BaseException:
+        claim.release()
+        raise
+
+
+def _resume(
+    path: str, claim: UnfinishedFile, save: str | None, partners: list[str] | None
+) -> Session:
     game = unfinished_game(path)
+    lines = Path(path).read_text(encoding="utf-8").split("\n")[: game.lines[0] - 1]
+    claim.prefix = [line for line in lines if line.strip()]
     header = game.header
     seat = header["agents"].index(HUMAN)
-    partners = [spec for spec in header["agents"] if spec != HUMAN]
+    partners = resumed_partners(path, header, partners)
     env_id, players, seed, options = (header[k] for k in ("env", "players", "seed", "options"))
     if save is not None:
         check_output(save, "--save")
@@ -382,22 +544,61 @@ def resume(path: str, save: str | None = None) -> Session:
                 f"--resume {path}: the agent {table.seats[line['s']]} of player_{line['s']} "
                 f"failed replaying decision {k + 1}: {type(err).__name__}: {err}"
             ) from None
-    return Session(env_id, players, seat, partners, seed, save, options, table)
+    return Session(env_id, players, seat, partners, seed, save, options, table, claim)
 
 
-def make_server(session: Session, host: str = LOCAL, port: int = 0) -> ThreadingHTTPServer:
-    """The server of ``session`` bound to ``host``:``port`` (0: a free port);
-    :class:`ConfigError` for a port in use or an address that cannot be bound."""
-    handler = type("SessionHandler", (Handler,), {"session": session})
+class Server(ThreadingHTTPServer):
+    """The threaded server, saying in one line (not a traceback) why a request failed."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        err = sys.exc_info()[1]
+        if not isinstance(err, OSError):  # a client gone or silent is no news
+            print(f"error: a request failed: {type(err).__name__}: {err}", file=sys.stderr)
+
+
+def server_names(host: str) -> set[str]:
+    """The names a browser may use for a server bound to ``host``: the loopback names, and
+    ``host`` itself (for a wildcard address, this machine's names and addresses)."""
+    names = {"localhost", "127.0.0.1", "[::1]"}
+    if host not in ("", "0.0.0.0", "::"):
+        return names | {f"[{host}]" if ":" in host else host}
     try:
-        server = ThreadingHTTPServer((host, port), handler)
+        here = socket.gethostname()
+        return names | {here, socket.getfqdn(), *socket.gethostbyname_ex(here)[2]}
+    except OSError:
+        return names | {socket.gethostname()}
+
+
+def check_port(port: int) -> None:
+    """Refuse a port outside 0..65535 (:class:`ConfigError`)."""
+    if port not in PORTS:
+        raise ConfigError(f"--port must be {PORTS[0]}..{PORTS[-1]} (0: a free one), got {port}")
+
+
+def make_server(
+    session: Session, host: str = LOCAL, port: int = 0, timeout: float = TIMEOUT
+) -> Server:
+    """The server of ``session`` bound to ``host``:``port`` (0: a free port), answering only
+    requests for its own names (:func:`server_names`) and leaving a connection silent for
+    ``timeout`` seconds; :class:`ConfigError` for a port outside 0..65535, a port in use or an
+    address that cannot be bound."""
+    check_port(port)
+    handler = type("SessionHandler", (Handler,), {"session": session, "timeout": timeout})
+    try:
+        server = Server((host, port), handler)
     except OSError as err:
         if err.errno == errno.EADDRINUSE:
             raise ConfigError(
                 f"--port {port} on {host} is in use; give another port, or 0 for a free one"
             ) from None
         raise ConfigError(f"cannot listen on {host}:{port} ({err.strerror or err})") from None
-    server.daemon_threads = True
+    bound = server.server_address[1]
+    names = {name.lower() for name in server_names(host)}
+    handler.hosts = frozenset(
+        {f"{name}:{bound}" for name in names} | (names if bound == 80 else set())
+    )
     return server
 
 
@@ -408,45 +609,54 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--resume", metavar="FILE", help="continue the unfinished game in FILE")
     parser.add_argument("--host", default=LOCAL, help="address to listen on (default: local only)")
-    parser.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
+    parser.add_argument(
+        "--port", type=int, default=0, help="port, 0..65535 (default 0: a free one)"
+    )
     args = parser.parse_args(argv)
-    if args.resume is not None:
-        table_options = ("env", "players", "seat", "partners", "seed")
-        given = [f"--{k}" for k in table_options if vars(args)[k] is not None]
-        if given:
-            raise ConfigError(
-                f"--resume takes the env, players, seat, partners and seed from {args.resume}; "
-                f"drop {' '.join(given)}"
-            )
-        session = resume(args.resume, args.save)
-    elif args.env is None or args.players is None:
-        raise ConfigError("give --env and --players for a new game, or --resume FILE")
-    else:
-        seed = args.seed if args.seed is not None else random_seed()
-        partners = args.partners or [default_agent(args.env)]
-        seat = args.seat if args.seat is not None else 0
-        session = Session(args.env, args.players, seat, partners, seed, args.save)
+    check_port(args.port)
+    session = resumed(args) if args.resume is not None else new_session(args)
     server = make_server(session, args.host, args.port)
     host, port = server.server_address[:2]
-    table = session.table
     print(
         f"playing {session.env_id}, {session.players} players, you are seat {session.seat}, "
-        f"seed {table.seed}"
+        f"seed {session.table.seed}"
         + (f"; {args.resume} resumed after decision {session.resumed_at}" if args.resume else "")
     )
-    print(f"open http://{host}:{port}/ in a browser (Ctrl-C stops the server)")
     if args.host != LOCAL:
         print(f"note: listening on {host}, not {LOCAL}: other machines may reach this game")
+    print(f"open http://{host}:{port}/ in a browser (Ctrl-C stops the server)", flush=True)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
+        with stopping():
+            server.serve_forever()
+    except (KeyboardInterrupt, Stopped):
         with session.lock:
-            table = session.table
-            if not table.over and table.turn and not session.error:
-                print(f"unfinished game saved to {session.save_unfinished()}")
-        print("server stopped")
+            left = session.leave()
+        if left:
+            print(f"unfinished game saved to {left}")
+        print("server stopped", flush=True)
     finally:
         server.server_close()
+
+
+def resumed(args: argparse.Namespace) -> Session:
+    """The session of ``--resume``: env, players, seat and seed come from its file alone."""
+    given = [f"--{k}" for k in ("env", "players", "seat", "seed") if vars(args)[k] is not None]
+    if given:
+        raise ConfigError(
+            f"--resume takes the env, players, seat and seed from {args.resume}; "
+            f"drop {' '.join(given)}"
+        )
+    return resume(args.resume, args.save, args.partners)
+
+
+def new_session(args: argparse.Namespace) -> Session:
+    """The session of a new game from the command line's options."""
+    if args.env is None or args.players is None:
+        raise ConfigError("give --env and --players for a new game, or --resume FILE")
+    seed = args.seed if args.seed is not None else random_seed()
+    partners = args.partners or [default_agent(args.env)]
+    seat = args.seat if args.seat is not None else 0
+    return Session(args.env, args.players, seat, partners, seed, args.save)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""A person at the table (issue 13): eval.human behind ``python -m eval.play``."""
+"""A person at the table: eval.human behind ``python -m eval.play``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import envs
 from envs.core.errors import ConfigError
-from eval import human, records
+from eval import human, records, serve
 
 LEGAL = re.compile(r"^\s+(\d+): (.*)$", re.MULTILINE)
 
@@ -136,3 +136,27 @@ def test_python_m_eval_play_is_the_human_play_command():
     assert "'nonsense' is not a legal action now" in out.stdout
     assert "game abandoned; nothing saved" in out.stdout
     assert "RuntimeWarning" not in out.stderr
+
+
+def test_ctrl_c_saves_the_game_so_far_in_a_file_that_resumes(tmp_path, monkeypatch):
+    env_id = "headless_horseman_v1"
+    person = Person(bad=())
+    answers = iter([None])
+
+    def ask(prompt: str) -> str:
+        if next(answers, "stop") == "stop":
+            raise KeyboardInterrupt
+        return person.ask(prompt)
+
+    monkeypatch.setattr("builtins.input", ask)
+    monkeypatch.setattr("builtins.print", lambda text, **_: person.say(text))
+    out = tmp_path / "mine.jsonl"
+    args = ["--env", env_id, "--players", "2", "--seed", "9", "--save", str(out)]
+    with pytest.raises(SystemExit) as stop:
+        human.main([*args, "--partners", "random"])
+    assert stop.value.code == 130 and not out.exists()
+    [kept] = tmp_path.glob("mine.jsonl.game1-*.unfinished")
+    assert f"saved to {kept}" in person.text
+    session = serve.resume(str(kept))
+    assert session.resumed_at >= 1 and session.table.seats == ["human", "random"]
+    session.leave()

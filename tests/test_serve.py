@@ -1,4 +1,4 @@
-"""Play in the browser (issue 31, item 3): the ``eval.serve`` server through its JSON endpoints."""
+"""Play in the browser: the ``eval.serve`` server through its JSON endpoints."""
 
 from __future__ import annotations
 
@@ -36,7 +36,9 @@ class Running:
 
     def post(self, path: str, body) -> tuple[int, dict]:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        return self._open(urllib.request.Request(self.url + path, data=data, method="POST"))
+        headers = {"Content-Type": "application/json", serve.TOKEN_HEADER: self.session.token}
+        request = urllib.request.Request(self.url + path, data=data, headers=headers, method="POST")
+        return self._open(request)
 
     def _open(self, request) -> tuple[int, dict | str]:
         try:
@@ -232,7 +234,8 @@ def test_a_game_saved_unfinished_resumes_and_ends_as_the_uninterrupted_game(env_
     stopped.session.start(4)
     mid = play_last_legal(stopped, stop_at=6)
     status, saved = stopped.post("/save", {})
-    assert status == 200 and saved["unfinished"] and saved["saved"].endswith("cut.jsonl.unfinished")
+    assert status == 200 and saved["unfinished"]
+    assert re.search(r"/cut\.jsonl\.game2-[0-9a-f]+\.unfinished$", saved["saved"])
     resumed = Running(serve.resume(saved["saved"]))
     try:
         _, state = resumed.get("/state")
@@ -241,7 +244,8 @@ def test_a_game_saved_unfinished_resumes_and_ends_as_the_uninterrupted_game(env_
         last = play_last_legal(resumed)
     finally:
         resumed.close()
-    assert last["saved"] == saved["saved"].removesuffix(".unfinished")
+    assert last["saved"] == str(Path(whole["saved"]).with_name("cut.jsonl"))
+    assert not Path(saved["saved"]).exists()  # the record holds the game now
     [game] = read_games(last["saved"])
     [uninterrupted] = read_games(whole["saved"])
     assert game.steps == uninterrupted.steps and game.end == uninterrupted.end

@@ -210,5 +210,6 @@ def test_an_agent_that_raises_is_shown_in_the_page_and_the_game_resumes(page, se
         assert page.inner_text("#status") == "game over" and page.errors == []
     finally:
         resumed.close()
-    [game] = records.read_games(saved.removesuffix(".unfinished"))
+    [game] = records.read_games(resumed.session.saved)
     assert records.check(game) == resumed.session.table.turn
+    assert not Path(saved).exists()  # the record holds the game now
