@@ -185,10 +185,10 @@ def test_an_edited_final_hash_is_caught(record_file):
     path, lines = record_file
     games = records.read_games(path)
     games[1].end["state_sha256"] = "0" * 64
-    records.write_games(path, games)
-    records.check(records.read_games(path)[0])
+    edited = records.write_games(path.with_name("edited.jsonl"), games)
+    records.check(records.read_games(edited)[0])
     with pytest.raises(records.RecordError, match=r"final state_sha256"):
-        records.check(records.read_games(path)[1])
+        records.check(records.read_games(edited)[1])
 
 
 def test_bad_json_and_bad_fields_name_the_line(record_file):
