@@ -333,24 +333,23 @@ def _append(path: Path, data: bytes) -> None:
     """Append ``data`` to ``path`` (after a newline if its last line lacks one) and fsync; on
     any failure cut the file back to its former length (a file made here is removed)."""
     existed = path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        size = os.fstat(fd).st_size
+    with path.open("a+b", buffering=0) as out:
+        size = out.seek(0, os.SEEK_END)
         try:
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                data = b"\n" + data
+            if size:
+                out.seek(size - 1)
+                if out.read(1) != b"\n":
+                    data = b"\n" + data
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+                view = view[out.write(view) :]
+            os.fsync(out.fileno())
         except OSError:
-            os.ftruncate(fd, size)
-            os.fsync(fd)
+            out.truncate(size)
+            os.fsync(out.fileno())
             if not existed:
                 path.unlink()
             raise
-    finally:
-        os.close(fd)
 
 
 def printable(text: str) -> str:
