@@ -322,3 +322,20 @@ def test_record_text_cannot_close_or_hide_the_data_script(good, tmp_path):
     assert json.loads(embedded) == data
     assert not set(embedded) & {"<", ">", "&", "\u2028", "\u2029"}
     assert html.count("<script") == 2 and html.count("</script>") == 2
+
+
+# Saving to a record file that holds games.
+
+
+def test_play_adds_its_game_after_the_games_its_save_file_holds(good, tmp_path, monkeypatch):
+    _, path, lines = good
+    save = tmp_path / "mine.jsonl"
+    save.write_text(path.read_text())
+    person = Person(bad=())
+    monkeypatch.setattr("builtins.input", person.ask)
+    monkeypatch.setattr("builtins.print", person.say)
+    args = ["--env", ENV, "--players", "2", "--seed", "9", "--save", str(save)]
+    record = human.main([*args, "--partners", "random"])
+    assert save.read_text().splitlines()[: len(lines)] == lines
+    kept, added = records.read_games(save)
+    assert added.to_lines() == record.to_lines() and kept.to_lines() == lines
