@@ -71,6 +71,9 @@ MAX_DEPTH = 32  # JSON nesting of a record line (events nest 4 deep)
 RESERVED = ("env_id", "num_players", "render_mode")  # envs.make's own arguments, not options
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = _SHORT.maxlong = 60
+_CONTROLS = {
+    c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c != ord("\n")
+}
 
 
 class RecordError(ConfigError):
@@ -80,7 +83,7 @@ class RecordError(ConfigError):
     def __init__(self, source: str, line: int | None, step: int | None, problem: str) -> None:
         where = source + (f", line {line}" if line is not None else "")
         where += f", step {step}" if step is not None else ""
-        super().__init__(f"{where}: {problem}")
+        super().__init__(printable(f"{where}: {problem}").replace("\n", "\\n"))
         self.source, self.line, self.step, self.problem = source, line, step, problem
 
     def __reduce__(self):
@@ -287,16 +290,72 @@ class Recorder:
             self.record = self._game
 
 
-def write_games(path: str | Path, games: Iterable[GameRecord], append: bool = False) -> Path:
-    """Write ``games`` to the JSON Lines file ``path`` (appending when asked)."""
+def write_games(path: str | Path, games: Iterable[GameRecord], append: bool = True) -> Path:
+    """Add ``games`` to the record file ``path``, after the games it holds (a file that does not
+    exist yet is made). A file that holds anything but games of this format is refused
+    (:class:`RecordError`) and left as it is; so is one that cannot take the new games (a full
+    disk): the games are written in one piece and fsynced, and a failed write is cut off again,
+    so the earlier games stay readable. A record file is never truncated: ``append`` is accepted
+    from callers that still pass it and changes nothing."""
     path = Path(path)
+    text = "".join(line + "\n" for game in games for line in _finished(game).to_lines())
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a" if append else "w", encoding="utf-8") as out:
-        for game in games:
-            if game.end is None:
-                raise ValueError("cannot write an unfinished game (it has no end line)")
-            out.write("\n".join(game.to_lines()) + "\n")
+    if path.is_file() and path.stat().st_size:
+        _check_holds_games(path)
+    try:
+        _append(path, text.encode("utf-8"))
+    except OSError as err:
+        raise RecordError(
+            str(path), None, None, f"cannot save the games ({err.strerror}); the file is unchanged"
+        ) from None
     return path
+
+
+def _check_holds_games(path: Path) -> None:
+    """:class:`RecordError` unless the file ``path`` is a record file of this format."""
+    try:
+        read_games(path)
+    except RecordError as err:
+        problem = (
+            f"{err.problem}; games are added only to a file of {FORMAT} version {VERSION} "
+            "records (nothing written)"
+        )
+        raise RecordError(err.source, err.line, err.step, problem) from None
+
+
+def _finished(game: GameRecord) -> GameRecord:
+    if game.end is None:
+        raise ValueError("cannot write an unfinished game (it has no end line)")
+    return game
+
+
+def _append(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` (after a newline if its last line lacks one) and fsync; on
+    any failure cut the file back to its former length (a file made here is removed)."""
+    existed = path.exists()
+    with path.open("a+b", buffering=0) as out:
+        size = out.seek(0, os.SEEK_END)
+        try:
+            if size:
+                out.seek(size - 1)
+                if out.read(1) != b"\n":
+                    data = b"\n" + data
+            view = memoryview(data)
+            while view:
+                view = view[out.write(view) :]
+            os.fsync(out.fileno())
+        except OSError:
+            out.truncate(size)
+            os.fsync(out.fileno())
+            if not existed:
+                path.unlink()
+            raise
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: every control character but the newline (escape
+    sequences, carriage returns, C1 controls) written as its ``\\xNN`` escape."""
+    return text.translate(_CONTROLS)
 
 
 def shown(value: Any) -> str:

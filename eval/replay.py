@@ -23,7 +23,7 @@ from typing import Any
 
 from envs.core.errors import ConfigError, run_command
 from envs.core.views import action_text, figures, seen_action
-from eval.records import EventLog, GameRecord, jsonable, read_games, replay
+from eval.records import EventLog, GameRecord, jsonable, printable, read_games, replay
 
 
 @dataclass(frozen=True)
@@ -133,11 +133,13 @@ def thought(frame: Frame) -> str:
     return ("policy: " if frame.policy else "") + " · ".join(parts)
 
 
-def describe(game: GameRecord) -> str:
-    """One line naming a game: env, players, seat agents, seed and meta."""
+def describe(game: GameRecord, seat: int | None = None) -> str:
+    """One line naming a game: env, players, seed, seat agents and meta; for ``seat``'s eyes
+    (``player_K's view`` instead of the seed, which would tell the deal)."""
     h = game.header
     meta = " ".join(f"{k}={v}" for k, v in h["meta"].items())
-    return f"{h['env']}, {h['players']} players, seed {h['seed']}: {', '.join(h['agents'])} {meta}"
+    known = f"seed {h['seed']}" if seat is None else f"player_{seat}'s view"
+    return f"{h['env']}, {h['players']} players, {known}: {', '.join(h['agents'])} {meta}"
 
 
 def show(frame: Frame, total: int, seat: int | None) -> str:
@@ -166,12 +168,18 @@ def number(text: str) -> int | None:
         return None
 
 
+def echo(text: str) -> None:
+    """Print ``text`` made :func:`~eval.records.printable`: a record's text (agent names, meta)
+    cannot send the terminal its control sequences."""
+    print(printable(text))
+
+
 def browse(
     shown: list[Frame],
     seat: int | None,
     start: int,
     ask: Callable[[str], str] = input,
-    say: Callable[[str], None] = print,
+    say: Callable[[str], None] = echo,
 ) -> None:
     """Interactive stepping through ``shown`` (keys in the module docstring); bad keys re-ask."""
     at, total = start, len(shown) - 1
@@ -234,11 +242,11 @@ def _main(argv: list[str] | None) -> int:
     shown = frames(game)
     if not 0 <= args.step < len(shown):
         raise ConfigError(f"--step must be 0..{len(shown) - 1}")
-    print(f"game {args.game}/{len(games)}: {describe(game)}")
-    print(f"replay check: OK ({len(game.steps)} steps, final state hash matches)")
+    echo(f"game {args.game}/{len(games)}: {describe(game)}")
+    echo(f"replay check: OK ({len(game.steps)} steps, final state hash matches)")
     if args.all or not sys.stdin.isatty():
         for frame in shown[args.step :]:
-            print(show(frame, len(shown) - 1, args.seat))
+            echo(show(frame, len(shown) - 1, args.seat))
     else:
         browse(shown, args.seat, args.step)
     return len(shown) - 1

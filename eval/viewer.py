@@ -1,4 +1,4 @@
-"""The web table: ``python -m eval.viewer FILE... -o games.html``.
+"""The web table: ``python -m eval.viewer FILE... -o games.html [--seat K]``.
 
 Writes one self-contained HTML page (no server, no network) that draws every game of the record
 files step by step: play/pause/step/scrub controls, a switch between the whole table and each
@@ -7,16 +7,24 @@ seat's private view (each seat labelled with its agent), the table drawn as SVG 
 moves and events as that view saw them (click one to go to its step), what the acting agent
 thought when the record holds it (in the whole table and the actor's own view only), the rewards
 and every seat's figures. Each record is replayed through the reference env (and checked) to
-draw its tables, so the record itself stays small. A game or file that cannot be replayed is
-listed with its error instead.
+draw its tables, so the record itself stays small. A file that is missing, empty or not a record
+stops the command with one line and no page; a game that cannot be replayed is listed with its
+error instead.
+
+The page's seat switch only filters what is shown: the page holds every view. ``--seat K``
+writes a page that holds only what seat K could know (:func:`seat_part`): its own view of every
+frame, the actions as it saw them, its own thoughts, no seed; twin games that differ in what it
+could not see give the same page, byte for byte.
 
 Page data (JSON inside the page): ``strings`` (every distinct SVG line, action and event text,
 thought and figures panel, stored once) and ``games``: per game ``title``, ``env``, ``players``,
-``source``, ``views`` (view names: ``table``, ``player_0``, ...), ``labels`` (per seat
+``source``, ``views`` (view names: ``table``, ``player_0``, ...; a seat's page: that seat's
+only), ``seat`` (the seat of a seat's page, else ``null``), ``labels`` (per seat
 ``player_1 · heuristic:planner``, from the record's ``agents``), ``error`` (or ``null``) and per
 frame (step 0 the deal, step k the table after the k-th decision):
 
-* ``act``: ``null`` or ``[seat, action, name id, rewards or null]``;
+* ``act``: ``null`` or ``[seat, action, name id, rewards or null]`` (in a seat's page action
+  and name are ``null`` where the seat did not see the action);
 * ``seen``: ``null`` or per view the id of the action's text as that view shows it (a secret
   action reads as its public text in the other seats' views, see :mod:`envs.core.views`);
 * ``events``: the ids of the public events the step added to the table's log;
@@ -35,11 +43,13 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from envs.core.errors import CauldronError, run_command
-from eval.records import GameRecord, RecordError, check_output, read_games
+from envs.core.errors import CauldronError, ConfigError, run_command
+from eval.records import GameRecord, check_output, read_games
 from eval.replay import Frame, describe, frames, thought
 
 ASSETS = Path(__file__).with_name("viewer_assets")
@@ -59,39 +69,95 @@ class Strings:
         return self.index[text]
 
 
-def encode_game(game: GameRecord, shown: list[Frame], strings: Strings) -> dict[str, Any]:
+def encode_game(
+    game: GameRecord, shown: list[Frame], strings: Strings, seat: int | None = None
+) -> dict[str, Any]:
     """One game's page data (see the module docstring) from its replayed frames (drawn as SVG
-    when they were replayed with ``svg=True``)."""
+    when they were replayed with ``svg=True``): every view, or with ``seat`` only what that seat
+    could know (:func:`seat_part`)."""
+    if seat is not None:
+        return seat_part(game, shown, strings, seat)
     players = game.header["players"]
-    pictures: list[list[Any]] = [[] for _ in range(players + 1)]
-    before: list[list[int]] = [[] for _ in range(players + 1)]
-    acts, seen, events, thoughts, panels = [], [], [], [], []
+    acts, seen, thoughts = [], [], []
     for frame in shown:
-        for v, drawn in enumerate(frame.svg):  # the table first: the seats' views may use it
-            ids = [strings.id(line) for line in drawn.split("\n")]
-            pictures[v].append(delta(before[v], ids, before[0] if v else None))
-            before[v] = ids
         a = frame.action
         acts.append(None if a is None else [a["s"], a["a"], strings.id(a["n"]), a.get("r")])
         seen.append(None if a is None else [strings.id(t) for t in (frame.move, *frame.seen)])
-        events.append([strings.id(t) for t in frame.events])
         said = thought(frame)
         thoughts.append(strings.id(said) if said else None)
-        returns = [round(x, 4) for x in frame.returns]
-        panels.append([frame.to_act, *(strings.id(_dumps(x)) for x in (returns, *frame.info))])
-    agents = game.header["agents"]
     return {
         **_heading(game),
         "views": ["table"] + [f"player_{i}" for i in range(players)],
-        "labels": [f"player_{i} · {agent}" for i, agent in enumerate(agents)],
-        "error": None,
+        "seat": None,
+        **_common(game, shown, strings),
         "act": acts,
         "seen": seen,
-        "events": events,
         "think": thoughts if any(t is not None for t in thoughts) else None,
-        "panel": panels,
-        "svg": pictures,
+        "svg": _pictures(shown, range(players + 1), strings, against_table=True),
     }
+
+
+def seat_part(game: GameRecord, shown: list[Frame], strings: Strings, seat: int) -> dict[str, Any]:
+    """A game's page data for ``seat`` alone, holding nothing hidden from it: no seed in the
+    title (it would tell the deal), the seat's view only, each action as the seat saw it (its
+    index and name only when the seat saw it in full) and the seat's own thoughts only."""
+    acts, seen, thoughts = [], [], []
+    for frame in shown:
+        a = frame.action
+        if a is None:
+            acts.append(None)
+            seen.append(None)
+        else:
+            known = frame.seen[seat] == frame.move
+            named = [a["a"], strings.id(a["n"])] if known else [None, None]
+            acts.append([a["s"], *named, a.get("r")])
+            seen.append([strings.id(frame.seen[seat])])
+        said = thought(frame) if a is not None and a["s"] == seat else ""
+        thoughts.append(strings.id(said) if said else None)
+    return {
+        **_heading(game, seat),
+        "views": [f"player_{seat}"],
+        "seat": seat,
+        **_common(game, shown, strings),
+        "act": acts,
+        "seen": seen,
+        "think": thoughts if any(t is not None for t in thoughts) else None,
+        "svg": _pictures(shown, [seat + 1], strings, against_table=False),
+    }
+
+
+def _common(game: GameRecord, shown: list[Frame], strings: Strings) -> dict[str, Any]:
+    """What every seat may know of a game: its seats' agents, the public events and the
+    figures."""
+    panels = []
+    for frame in shown:
+        returns = [round(x, 4) for x in frame.returns]
+        panels.append([frame.to_act, *(strings.id(_dumps(x)) for x in (returns, *frame.info))])
+    return {
+        "labels": [f"player_{i} · {agent}" for i, agent in enumerate(game.header["agents"])],
+        "error": None,
+        "events": [[strings.id(t) for t in frame.events] for frame in shown],
+        "panel": panels,
+    }
+
+
+def _pictures(
+    shown: list[Frame], drawn: Sequence[int], strings: Strings, against_table: bool
+) -> list[list[Any]]:
+    """The frames' SVG of the views ``drawn`` (indices into :attr:`Frame.svg`: 0 the table,
+    ``1 + k`` seat k), each stored by :func:`delta`; a seat's view against the table's frame
+    too when ``against_table`` (the table then comes first)."""
+    pictures: list[list[Any]] = [[] for _ in drawn]
+    before: list[list[int]] = [[] for _ in drawn]
+    for frame in shown:
+        if not frame.svg:
+            continue
+        for v, k in enumerate(drawn):
+            ids = [strings.id(line) for line in frame.svg[k].split("\n")]
+            table = before[0] if v and against_table else None
+            pictures[v].append(delta(before[v], ids, table))
+            before[v] = ids
+    return pictures
 
 
 def delta(before: list[int], ids: list[int], table: list[int] | None = None) -> int | list[int]:
@@ -144,10 +210,10 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _heading(game: GameRecord) -> dict[str, Any]:
+def _heading(game: GameRecord, seat: int | None = None) -> dict[str, Any]:
     h = game.header
     return {
-        "title": describe(game),
+        "title": describe(game, seat),
         "env": h["env"],
         "players": h["players"],
         "source": game.source,
@@ -155,7 +221,7 @@ def _heading(game: GameRecord) -> dict[str, Any]:
 
 
 def failed(title: str, error: str, source: str) -> dict[str, Any]:
-    """A page entry for a game or file that cannot be drawn: its title and the error."""
+    """A page entry for a game that cannot be drawn: its title and the error."""
     return {
         "title": title,
         "source": source,
@@ -168,22 +234,35 @@ def failed(title: str, error: str, source: str) -> dict[str, Any]:
     }
 
 
-def page_data(paths: list[str | Path]) -> dict[str, Any]:
-    """Every game of ``paths`` as page data; an unreadable file (missing, not UTF-8, not a
-    record) and a game that does not replay become error entries beside the others."""
-    strings, games = Strings(), []
-    for path in paths:
+def page_data(paths: list[str | Path], seat: int | None = None) -> dict[str, Any]:
+    """Every game of ``paths`` as page data, or with ``seat`` what that seat could know of each
+    (:func:`seat_part`). Every file is read first: one that is missing, empty, unreadable or not
+    a record is a :class:`RecordError`. A game that does not replay becomes an error entry
+    beside the others, except in a seat's page (its error may name what the seat may not
+    know): there it is an error too."""
+    games = [game for path in paths for game in read_games(path)]
+    if seat is not None:
+        _check_seat(games, seat)
+    strings, entries = Strings(), []
+    for game in games:
         try:
-            records = read_games(path)
-        except RecordError as err:
-            games.append(failed(f"{path} (unreadable)", str(err), str(path)))
-            continue
-        for game in records:
-            try:
-                games.append(encode_game(game, frames(game, svg=True), strings))
-            except CauldronError as err:  # a RecordError, or the env refusing the record's data
-                games.append({**_heading(game), **failed(describe(game), str(err), game.source)})
-    return {"strings": strings.items, "games": games}
+            entries.append(encode_game(game, frames(game, svg=True), strings, seat))
+        except CauldronError as err:  # a RecordError, or the env refusing the record's data
+            if seat is not None:
+                raise
+            entries.append({**_heading(game), **failed(describe(game), str(err), game.source)})
+    return {"strings": strings.items, "games": entries}
+
+
+def _check_seat(games: list[GameRecord], seat: int) -> None:
+    """:class:`ConfigError` unless ``seat`` is a seat of every game."""
+    for game in games:
+        players = game.header["players"]
+        if not 0 <= seat < players:
+            raise ConfigError(
+                f"--seat must be a seat of every game, 0..{players - 1} in {game.source} "
+                f"(line {game.line_of(None)}: {players} players), got {seat}"
+            )
 
 
 # Characters that JSON may hold as they are but a page's script element may not: ``<`` (which
@@ -214,14 +293,23 @@ def render_page(data: dict[str, Any]) -> str:
     return page
 
 
-def write_page(paths: list[str | Path], out: str | Path, option: str = "the page") -> Path:
-    """Write the viewer page of the record files ``paths`` to ``out``, checked before the page
-    is built (a file path, not a folder, whose folder exists or can be made; an error names it
-    as ``option``)."""
+def write_page(
+    paths: list[str | Path], out: str | Path, option: str = "the page", seat: int | None = None
+) -> Path:
+    """Write the viewer page of the record files ``paths`` (with ``seat``, that seat's page:
+    :func:`page_data`) to ``out``, checked before the page is built (a file path, not a folder,
+    whose folder exists or can be made; an error names it as ``option``). Nothing is written
+    when the page cannot be built."""
     out = check_output(out, option)
-    data = page_data(paths)
+    data = page_data(paths, seat)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_page(data), encoding="utf-8")
+    part = out.with_name(out.name + ".part")
+    try:
+        part.write_text(render_page(data), encoding="utf-8")
+        os.replace(part, out)  # a page written in part never replaces the one there
+    except OSError as err:
+        part.unlink(missing_ok=True)
+        raise ConfigError(f"{option} {str(out)!r} cannot be written ({err.strerror})") from None
     return out
 
 
@@ -231,8 +319,13 @@ def main(argv: list[str] | None = None) -> Path:
     )
     parser.add_argument("files", nargs="+", help="record files (JSON Lines)")
     parser.add_argument("-o", "--out", default="games.html", help="the HTML page to write")
+    parser.add_argument(
+        "--seat",
+        type=int,
+        help="a page for this seat alone: its view, its thoughts, nothing hidden from it",
+    )
     args = parser.parse_args(argv)
-    path = write_page(args.files, args.out, "-o/--out")
+    path = write_page(args.files, args.out, "-o/--out", args.seat)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); open it in a browser")
     return path
 

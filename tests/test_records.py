@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -185,10 +189,10 @@ def test_an_edited_final_hash_is_caught(record_file):
     path, lines = record_file
     games = records.read_games(path)
     games[1].end["state_sha256"] = "0" * 64
-    records.write_games(path, games)
-    records.check(records.read_games(path)[0])
+    edited = records.write_games(path.with_name("edited.jsonl"), games)
+    records.check(records.read_games(edited)[0])
     with pytest.raises(records.RecordError, match=r"final state_sha256"):
-        records.check(records.read_games(path)[1])
+        records.check(records.read_games(edited)[1])
 
 
 def test_bad_json_and_bad_fields_name_the_line(record_file):
@@ -258,3 +262,95 @@ def test_where_less_is_better_the_best_game_is_the_lowest_score():
     assert envs.spec("voodoo_mania_v1").lower_is_better
     assert not envs.spec("hocus_pocus_v1").lower_is_better
     assert not envs.spec("hexenflug_v1").lower_is_better
+
+
+# ---------------------------------------------------------------- saving to a record file
+
+
+class FullDisk:
+    """A file on a disk that fills up: its first write keeps half the data, then fails."""
+
+    def __init__(self, file) -> None:
+        self.file = file
+
+    def write(self, data) -> int:
+        self.file.write(data[: len(data) // 2])
+        self.file.flush()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name: str):
+        return getattr(self.file, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.file.close()
+
+
+def fill_the_disk(monkeypatch) -> None:
+    """Every file opened for writing from now on is on a full disk."""
+    real = Path.open
+
+    def opened(self, mode="r", *args, **kwargs):
+        file = real(self, mode, *args, **kwargs)
+        return FullDisk(file) if set(mode) & set("aw") else file
+
+    monkeypatch.setattr(Path, "open", opened)
+
+
+def test_saving_to_a_record_file_adds_the_games_after_those_it_holds(record_file):
+    path, lines = record_file
+    games = records.read_games(path)
+    [third], _ = record_games(envs.ids()[0], "random", [7])
+    records.write_games(path, [third])
+    records.write_games(path, [games[0]], append=False)  # an older caller's first save
+    assert path.read_text().splitlines()[: len(lines)] == lines
+    back = records.read_games(path)
+    assert [g.header["seed"] for g in back] == [5, 6, 7, 5]
+    assert back[2].to_lines() == third.to_lines()
+
+
+def test_a_record_file_without_its_last_newline_still_takes_games(record_file):
+    path, lines = record_file
+    path.write_text("\n".join(lines))
+    records.write_games(path, records.read_games(path)[:1])
+    assert len(records.read_games(path)) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("notes I keep\n", "line 1: not valid JSON"),
+        ('{"hello": 1}\n', "line 1: expected a game header line"),
+        ('{"record": "cauldron-game", "version": 9}\n', "version 9 is not supported"),
+    ],
+)
+def test_saving_to_a_file_that_is_not_a_record_leaves_it_as_it_was(tmp_path, text, problem):
+    path = tmp_path / "notes.jsonl"
+    path.write_text(text)
+    games, _ = record_games(envs.ids()[0], "random", [5])
+    with pytest.raises(records.RecordError, match=re.escape(problem)) as err:
+        records.write_games(path, games)
+    assert "games are added only to a file of cauldron-game version 1" in str(err.value)
+    assert path.read_text() == text
+
+
+def test_a_disk_full_in_the_middle_of_a_game_leaves_the_earlier_games(record_file, monkeypatch):
+    path, _ = record_file
+    before = path.read_bytes()
+    [third], _ = record_games(envs.ids()[0], "random", [7])
+    fill_the_disk(monkeypatch)
+    with pytest.raises(records.RecordError, match="cannot save the games .No space left"):
+        records.write_games(path, [third])
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert [g.header["seed"] for g in records.read_games(path)] == [5, 6]
+
+
+def test_a_disk_full_on_a_new_record_file_leaves_no_file(tmp_path, monkeypatch):
+    games, _ = record_games(envs.ids()[0], "random", [5])
+    fill_the_disk(monkeypatch)
+    with pytest.raises(records.RecordError, match="No space left on device"):
+        records.write_games(tmp_path / "new.jsonl", games)
+    assert list(tmp_path.iterdir()) == []

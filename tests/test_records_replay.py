@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -78,3 +79,38 @@ def test_bad_arguments_and_bad_records_are_one_line_errors(record_file):
     path.write_text("\n".join([*lines[:-1], json.dumps(end)]) + "\n")
     with pytest.raises(records.RecordError, match=r"line \d+, step \d+: final returns"):
         replay.main([str(path), "--game", "2", "--all"])
+
+
+HOSTILE = "\x1b]0;owned\x07\x1b[2J\r\x9b"
+ESCAPED = r"\x1b]0;owned\x07\x1b[2J\x0d\x9b"
+
+
+def test_record_text_reaches_the_terminal_with_its_control_characters_escaped(tmp_path, capsys):
+    [game], _ = record_games(envs.ids()[-1], "random", [4])
+    game.header["agents"][1] = HOSTILE
+    game.header["meta"] = {"note": HOSTILE}
+    path = records.write_games(tmp_path / "hostile.jsonl", [game])
+    replay.main([str(path), "--all", "--seat", "1"])
+    out = capsys.readouterr().out
+    assert not set(out) & set("\x1b\x07\r\x9b")
+    assert out.count(ESCAPED) == 2 and out.count("\n") > len(game.steps)  # newlines kept
+
+
+def test_browsing_escapes_what_it_prints(capsys):
+    [game], _ = record_games(envs.ids()[-1], "random", [4])
+    [first, *_] = replay.frames(game)
+    replay.browse([replace(first, table=HOSTILE)] * 2, None, 0, lambda _: "q")
+    assert ESCAPED in capsys.readouterr().out
+
+
+def test_printable_escapes_every_control_character_but_the_newline():
+    controls = "".join(map(chr, [*range(0x20), *range(0x7F, 0xA0)]))
+    text = records.printable(controls + "é ·")
+    assert text.isprintable() is False and text.count("\n") == 1
+    assert text.replace("\n", "").isprintable() and text.endswith("é ·")
+    assert records.printable("\t\x00") == r"\x09\x00"
+
+
+def test_a_record_error_names_the_record_s_text_escaped():
+    err = records.RecordError("f.jsonl", 2, 1, f"agent {HOSTILE}\nsecond line")
+    assert str(err) == rf"f.jsonl, line 2, step 1: agent {ESCAPED}\nsecond line"

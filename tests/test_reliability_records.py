@@ -129,7 +129,7 @@ def test_a_recorder_refuses_a_seed_no_record_may_hold():
         env.reset(seed=-1)
 
 
-# Item 8: broken files are one-line errors naming the file; the viewer lists them.
+# Item 8: broken files are one-line errors naming the file.
 
 BROKEN = {
     "not_utf8": (b'{"record": "cauldron-game", "env": "caf\xe9"}\n', "not UTF-8 text (byte 0xe9"),
@@ -153,17 +153,19 @@ def test_the_replay_command_prints_one_line_for_a_broken_file(good):
         one_line_error(cli("eval.replay", str(path)), f"{path}, line 1: ", BROKEN[name][1])
 
 
-def test_the_viewer_shows_each_bad_file_beside_the_good_games(good, tmp_path):
+def test_the_viewer_refuses_each_bad_file_in_one_line_and_writes_no_page(good, tmp_path):
     _, path, _ = good
-    bad = [tampered(good, name, text=text) for name, (text, _) in sorted(BROKEN.items())]
-    bad += [tampered(good, "negative_seed", {"seed": -1}), tampered(good, "ints", {"agents": [1]})]
-    out = viewer.main([str(path), *map(str, bad), "-o", str(tmp_path / "page.html")])
-    data = json.loads(out.read_text().split('id="data">')[1].split("</script>")[0])
-    first, *rest = data["games"]
-    assert first["error"] is None and first["act"]
-    assert [g["source"] for g in rest] == [str(p) for p in bad]
-    assert all(g["error"].startswith(f"{g['source']}, line 1: ") for g in rest)
-    assert "'seed' must be an int" in rest[-2]["error"] and "'agents'" in rest[-1]["error"]
+    bad = [(tampered(good, name, text=text), problem) for name, (text, problem) in BROKEN.items()]
+    bad += [
+        (tampered(good, "negative_seed", {"seed": -1}), "'seed' must be an int"),
+        (tampered(good, "ints", {"agents": [1]}), "'agents' must name the agent"),
+    ]
+    out = tmp_path / "page.html"
+    for broken, problem in bad:
+        with pytest.raises(records.RecordError) as err:
+            viewer.main([str(path), str(broken), "-o", str(out)])
+        assert str(err.value).startswith(f"{broken}, line 1: ") and problem in str(err.value)
+        assert not out.exists()
 
 
 # Item 8: answers that pass str.isdigit but not int().
@@ -320,3 +322,20 @@ def test_record_text_cannot_close_or_hide_the_data_script(good, tmp_path):
     assert json.loads(embedded) == data
     assert not set(embedded) & {"<", ">", "&", "\u2028", "\u2029"}
     assert html.count("<script") == 2 and html.count("</script>") == 2
+
+
+# Saving to a record file that holds games.
+
+
+def test_play_adds_its_game_after_the_games_its_save_file_holds(good, tmp_path, monkeypatch):
+    _, path, lines = good
+    save = tmp_path / "mine.jsonl"
+    save.write_text(path.read_text())
+    person = Person(bad=())
+    monkeypatch.setattr("builtins.input", person.ask)
+    monkeypatch.setattr("builtins.print", person.say)
+    args = ["--env", ENV, "--players", "2", "--seed", "9", "--save", str(save)]
+    record = human.main([*args, "--partners", "random"])
+    assert save.read_text().splitlines()[: len(lines)] == lines
+    kept, added = records.read_games(save)
+    assert added.to_lines() == record.to_lines() and kept.to_lines() == lines

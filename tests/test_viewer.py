@@ -14,6 +14,7 @@ import sys
 import pytest
 
 import envs
+from envs.core.errors import run_command
 from eval import records, viewer
 from eval.replay import frames, show
 from tests.test_records import record_games
@@ -274,11 +275,33 @@ def test_a_game_that_does_not_replay_is_listed_with_its_error(recorded, tmp_path
     step["r"] = [9.0] * len(step.get("r", [0, 0]))
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join([*lines[:3], json.dumps(step), *lines[4:]]) + "\n")
-    unreadable = tmp_path / "cut.jsonl"
-    unreadable.write_text("\n".join(lines[:5]) + "\n")
-    data = viewer.page_data([bad, unreadable])
+    data = viewer.page_data([bad])
     first = data["games"][0]
     assert "bad.jsonl, line 4, step 3: rewards" in first["error"] and first["svg"] == []
-    assert [g["error"] for g in data["games"][1:-1]] == [None] * (len(data["games"]) - 2)
-    assert "cut.jsonl, line 5" in data["games"][-1]["error"]
-    assert "truncated" in data["games"][-1]["error"]
+    assert [g["error"] for g in data["games"][1:]] == [None] * (len(data["games"]) - 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        ("missing", None, ": no such record file"),
+        ("empty", b"", ": no game in the file"),
+        ("binary", b"\x89PNG\r\n", ", line 1: not UTF-8 text (byte 0x89"),
+        ("cut", 5, ", line 5, step 4: the file ends inside game 1 (no end line)"),
+    ],
+)
+def test_a_file_that_is_not_a_record_is_one_line_and_no_page(
+    recorded, tmp_path, capsys, name, text, problem
+):
+    path, _ = recorded
+    source = tmp_path / f"{name}.jsonl"
+    if isinstance(text, int):
+        text = "\n".join(path.read_text().splitlines()[:text]).encode() + b"\n"
+    if text is not None:
+        source.write_bytes(text)
+    out = tmp_path / "page.html"
+    with pytest.raises(SystemExit) as exit_:
+        run_command(lambda: viewer.main([str(path), str(source), "-o", str(out)]))
+    message = str(exit_.value.code)
+    assert message.startswith(f"error: {source}{problem}") and "\n" not in message
+    assert capsys.readouterr().out == "" and list(tmp_path.glob("page.html*")) == []

@@ -31,6 +31,7 @@ import pytest
 import envs
 from agents import HEURISTICS, make_agent
 from envs.core import views
+from envs.core.errors import ConfigError
 from envs.core.rules import SimultaneousRules
 from envs.core.views import figures, seen_action
 from eval import human, records, viewer
@@ -38,6 +39,7 @@ from eval.play import play_game
 from eval.records import EventLog, jsonable
 from eval.replay import frames, show
 from tests.test_human_play import Person
+from tests.test_viewer import apply
 
 CASES = [
     (env_id, n)
@@ -338,3 +340,115 @@ def test_eval_play_summaries_name_no_secret_pass_or_swap():
         if secrets >= 3:
             break
     assert secrets >= 3
+
+
+# ---------------------------------------------------------------- a seat's page holds its view only
+
+
+def dealing(rules_class, seat: int, held: int, hidden: int, pile: str):
+    """``rules_class.new_game`` that deals ``seat`` the ``pile``'s card ``hidden`` instead of
+    ``held``, which takes its place in the pile: the twin of a game in which only those two
+    cards trade places."""
+    deal = rules_class.new_game
+
+    def new_game(self, rng, start_seat: int = 0):
+        state = deal(self, rng, start_seat)
+        hand, cards = state.hands[seat], getattr(state, pile)
+        i, j = hand.index(held), cards.index(hidden)
+        hand[i], cards[j] = hidden, held
+        return state
+
+    return new_game
+
+
+def thinking(game: records.GameRecord, seat: int, p: float) -> records.GameRecord:
+    """``game`` with a thought on every step, ``p`` the probability of ``seat``'s actions (what
+    it thinks of its hidden cards); the other seats think the same in every twin."""
+    for k, line in enumerate(game.steps, 1):
+        line["p"], line["v"] = [[line["a"], p if line["s"] == seat else 0.5]], float(k)
+    return game
+
+
+def pages(game: records.GameRecord, folder, seat: int) -> tuple[bytes, bytes]:
+    """The whole page and ``seat``'s page of ``game``, written from ``folder/games.jsonl``
+    (named ``games.jsonl`` on the page, wherever the folder)."""
+    folder.mkdir()
+    records.write_games(folder / "games.jsonl", [game])
+    with pytest.MonkeyPatch.context() as m:
+        m.chdir(folder)
+        whole = viewer.main(["games.jsonl", "--out", "whole.html"]).read_bytes()
+        own = viewer.main(["games.jsonl", "--seat", str(seat), "--out", "seat.html"]).read_bytes()
+    return whole, own
+
+
+TWINS = {  # env: (players, max_steps, seed, seat holding the card, card held all game,
+    # a card of the pile never drawn, the pile's name); Hocus Pocus trades a card without an
+    # icon for its double (same colour and type), so every question gets the same answer, in a
+    # hand never face up (no Binx in front of it)
+    "hocus_pocus_v1": (3, 24, 3, 1, 47, 46, "deck"),
+    "headless_horseman_v1": (3, 9, 0, 1, 17, 2, "draw_pile"),
+}
+
+
+@pytest.mark.parametrize("env_id", sorted(TWINS))
+def test_a_seat_s_page_is_the_same_for_twins_that_differ_in_a_card_it_cannot_see(
+    env_id, tmp_path, monkeypatch
+):
+    players, max_steps, seed, holder, held, hidden, pile = TWINS[env_id]
+    options = {"max_steps": max_steps}
+    env = records.Recorder(envs.make(env_id, num_players=players, **options))
+    env.next_game(["random"] * players)
+    play_game(env, {a: make_agent("random", env_id) for a in env.possible_agents}, seed)
+    real = env.record
+    actions = [line["a"] for line in real.steps]
+    rules_class = type(env.unwrapped.rules)
+    twin_deal = dealing(rules_class, holder, held, hidden, pile)
+    blind = [s for s in range(players) if s != holder]
+    shown = {s: pages(thinking(real, holder, 0.75), tmp_path / f"real{s}", s) for s in blind}
+    with monkeypatch.context() as m:
+        m.setattr(rules_class, "new_game", twin_deal)
+        twin = records.rebuild(env_id, players, options, seed, actions, ["random"] * players)
+        assert twin.end["state_sha256"] != real.end["state_sha256"]
+        assert [line["e"] for line in twin.steps if "e" in line] == [
+            line["e"] for line in real.steps if "e" in line
+        ]
+        other = {s: pages(thinking(twin, holder, 0.25), tmp_path / f"twin{s}", s) for s in blind}
+    for s in blind:
+        assert shown[s][0] != other[s][0]  # the whole table shows the card, the thoughts differ
+        assert shown[s][1] == other[s][1]
+
+
+def test_a_seat_s_page_holds_its_view_its_thoughts_and_the_actions_as_it_saw_them(tmp_path):
+    game = thinking(record("hocus_pocus_v1", 3, 8), 1, 0.75)
+    path = records.write_games(tmp_path / "games.jsonl", [game])
+    data = viewer.page_data([path], seat=2)
+    [page] = data["games"]
+    assert page["views"] == ["player_2"] and page["seat"] == 2
+    assert "seed" not in page["title"] and "player_2's view" in page["title"]
+    base = envs.make("hocus_pocus_v1", num_players=3).unwrapped
+    base.reset(seed=8)
+    shown = frames(game)
+    secret = 0
+    for k, (frame, act, seen, said) in enumerate(
+        zip(shown, page["act"], page["seen"], page["think"], strict=True)
+    ):
+        if k:
+            base.step(game.steps[k - 1]["a"])
+            hidden = frame.seen[2] != frame.move
+            secret += hidden
+            assert data["strings"][seen[0]] == frame.seen[2] and len(seen) == 1
+            assert (act[1] is None) == hidden and (frame.move not in data["strings"]) == hidden
+        assert (said is not None) == (k > 0 and game.steps[k - 1]["s"] == 2)
+    assert secret > 0
+    last = "\n".join(data["strings"][i] for i in decoded_last(page["svg"][0]))
+    assert last == base.render_for("player_2", "svg")
+    with pytest.raises(ConfigError, match=r"--seat must be a seat of every game, 0..2 in .*got 3"):
+        viewer.page_data([path], seat=3)
+
+
+def decoded_last(frames_of_a_view: list) -> list[int]:
+    """The last frame's line ids of one view's stored frames (:func:`viewer.delta`)."""
+    last: list[int] = []
+    for ids in frames_of_a_view:
+        last = apply(last, ids, None)
+    return last

@@ -58,12 +58,19 @@
     return { to_act: toAct, returns: parse(returns), info: info.map(parse) };
   }
 
+  // The seat a view shows, null for the whole table (a seat's page holds that seat's only).
+  function seatOf(game, view) {
+    if (game.seat !== null && game.seat !== undefined) return game.seat;
+    return view === 0 ? null : view - 1;
+  }
+
   // What the acting agent thought at a step, shown in the whole table and in the actor's own
   // view only (another seat must not learn the actor's hidden hand from it); "" otherwise.
   function thought(game, step, view) {
     const act = game.act[step];
     const id = game.think ? game.think[step] : null;
-    if (!act || id === null || (view !== 0 && view !== act[0] + 1)) return "";
+    const seat = seatOf(game, view);
+    if (!act || id === null || (seat !== null && seat !== act[0])) return "";
     return data.strings[id];
   }
 
@@ -89,8 +96,11 @@
     views.replaceChildren();
     game.views.forEach((name, v) => {
       const button = document.createElement("button");
-      button.textContent = v === 0 ? "whole table" : game.labels[v - 1];
-      button.title = v === 0 ? "everything, every hand shown" : name + "'s view: what it could see";
+      const seat = seatOf(game, v);
+      button.textContent = seat === null ? "whole table" : game.labels[seat];
+      button.title = seat === null
+        ? "everything, every hand shown"
+        : name + "'s view: what it could see";
       button.dataset.view = String(v);
       button.setAttribute("role", "tab");
       button.addEventListener("click", () => setView(v));
