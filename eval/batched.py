@@ -504,8 +504,8 @@ def main(argv: list[str] | None = None) -> list[str]:
         raise ConfigError(
             f"--threads must be 0 (one per core) to {MAX_THREADS}, got {args.threads}"
         )
+    check_counts(args.games, args.seed or 0, args.chunk)
     args.seed = splits.first_seed(args.split, args.seed, args.games)
-    check_counts(args.games, args.seed, args.chunk)
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     options: dict[str, Any] = {}
     for pair in args.set:

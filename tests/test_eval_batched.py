@@ -13,7 +13,7 @@ import pytest
 from envs.core.errors import ConfigError
 from eval.batched import evaluate, main
 from eval.play import play_team
-from eval.stats import bootstrap_mean_interval, wilson_interval
+from eval.stats import bootstrap_mean_interval, verdict, wilson_interval
 
 
 def overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -58,9 +58,10 @@ def test_random_against_itself_is_even_and_every_game_has_a_winner():
 
 def test_competitive_rows_give_the_paired_win_difference():
     lines = main(["hexenflug_v1", "heuristic:cautious", "random", "--games", "60", "--chunk", "30"])
-    assert "agent won − opponent won [95% CI]" in lines[2]
-    difference = lines[-1].split(" | ")[-1]
-    assert difference.startswith("+") and difference.endswith("] |")
+    assert "agent won − opponent won [95% CI] | verdict | detectable |" in lines[2]
+    difference, said, detectable = lines[-1].split(" | ")[-3:]
+    assert difference.startswith("+") and difference.endswith("]")
+    assert said == "yes" and detectable.startswith("±")
 
 
 @pytest.mark.parametrize(
@@ -85,15 +86,22 @@ def test_command_prints_a_row_per_team_and_paired_differences(capsys):
     specs = ["heuristic:greedy", "heuristic:greedy", "random"]
     lines = main(["hocus_pocus_v1", *specs, *argv])
     printed = capsys.readouterr().out
-    assert "| team | games | win [95% CI] | mean stuns [95% CI] | length |" in printed
+    assert (
+        "| team | games | won / lost / drawn / truncated | win [95% CI] | mean stuns [95% CI] "
+        "| length |" in printed
+    )
     teams = lines[4:7]
     assert [line.split(" | ")[0] for line in teams] == [f"| {s}" for s in specs]
     assert all("| 40 |" in line for line in teams)
-    header = "| team | reference | win rate, paired [95% CI] | stuns, paired [95% CI] |"
+    header = (
+        "| team | reference | win rate, paired [95% CI] | verdict | detectable | "
+        "stuns, paired [95% CI] |"
+    )
     assert lines[-4] == header
     same, other = lines[-2:]
     assert same == (
-        "| heuristic:greedy | heuristic:greedy | +0.0% [+0.0%, +0.0%] | +0.000 [+0.000, +0.000] |"
+        "| heuristic:greedy | heuristic:greedy | +0.0% [+0.0%, +0.0%] | not sure | ±0.0% | "
+        "+0.000 [+0.000, +0.000] |"
     )
     assert other.startswith("| random | heuristic:greedy | -")
     assert other.split(" | ")[-1].startswith("-")  # random play stuns less than greedy
@@ -108,11 +116,12 @@ def test_paired_win_rate_differences_against_a_baseline_are_the_per_deal_means()
     argv = ["hocus_pocus_v1", "random", "heuristic:greedy", "--games", "60", "--seed", "11"]
     lines = main([*argv, "--baseline", "heuristic:greedy", "--chunk", "32"])
     (row,) = [line for line in lines if line.startswith("| random | heuristic:greedy |")]
-    win, stuns = row.split(" | ")[2:4]
+    win, said, _, stuns = row.split(" | ")[2:6]
     diff = rand.won.astype(float) - greedy.won.astype(float)
     assert win.startswith(f"{diff.mean():+.1%} [")
     low, high = bootstrap_mean_interval(diff.tolist())[1:]
     assert win == f"{diff.mean():+.1%} [{low:+.1%}, {high:+.1%}]"
+    assert said == verdict(low, high)
     assert stuns.startswith(f"{(rand.score - greedy.score).mean():+.3f} [")
     assert not any(line.startswith("| heuristic:greedy | heuristic:greedy |") for line in lines)
 
@@ -136,7 +145,7 @@ def test_across_seeds_summarises_each_seeds_paired_difference(tmp_path):
     (stuns,) = [line for line in lines if line.startswith("| stuns, paired |")]
     cells = stuns.split(" | ")
     assert cells[1] == ", ".join(f"{v:+.3f}" for v in paired)
-    assert cells[-1] == "2 of 3 |"
+    assert cells[3:5] == ["2 of 3", "0 of 3"]
     assert not any(line.startswith("warning:") for line in lines)
     assert "| stuns, paired |" in (folder / "report.md").read_text()
 
@@ -173,7 +182,7 @@ def test_competitive_across_seeds_summarises_each_agents_won_minus_lost(tmp_path
     assert set(results["across_seeds"]) == {"random", "heuristic:cautious"}
     (row,) = [line for line in lines if line.startswith("| won − lost against random |")]
     assert row.split(" | ")[1] == ", ".join(f"{v:+.1%}" for v in summary["per_seed"])
-    assert row.endswith("| 2 of 3 |")
+    assert row.split(" | ")[3:5] == ["2 of 3", "0 of 3"]
 
 
 @pytest.mark.parametrize(
@@ -216,7 +225,7 @@ def test_cooperative_games_keep_a_seed_column_and_no_lost_column(tmp_path):
     folder = tmp_path / "run"
     main(["headless_horseman_v1", "random", "--games", "6", "--seed", "40", "--out", str(folder)])
     (row,) = json.loads((folder / "results.json").read_text())["rows"]
-    assert sorted(row["games"]) == ["scares", "seed", "steps", "won"]
+    assert sorted(row["games"]) == ["scares", "seed", "steps", "truncated", "won"]
     assert row["games"]["seed"] == list(range(40, 46))
 
 
