@@ -1,6 +1,7 @@
-"""Issue 29 on the batched engines: one device however it is spelled (item 1), outputs that do
-not alias the engine's state (item 6), and bad arguments refused up front with a ConfigError
-that leaves the engine as it was (item 7)."""
+"""The batched engines and ``eval.batched`` under bad use: one device however it is spelled,
+outputs that do not alias the engine's state, bad arguments refused up front with a ConfigError
+that leaves the engine as it was, a python agent's bad action, options that are no game options
+and a full disk each ending in one line that says what was wrong."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def assert_same_games(a, b) -> None:
     assert torch.equal(a.generator.get_state(), b.generator.get_state())
 
 
-# ------------------------------------------------------------------- item 1: devices
+# ------------------------------------------------------------------- devices
 @pytest.mark.parametrize("spelling", ["cpu", "cpu:0", torch.device("cpu"), torch.device("cpu:0")])
 def test_every_cpu_spelling_is_the_device_cpu_tensors_report(spelling):
     assert torch_device(spelling) == torch.device("cpu")
@@ -102,7 +103,7 @@ def test_a_device_that_cannot_work_is_a_config_error(device, match, monkeypatch)
         envs.make_batched(HORSEMAN, 2, batch_size=4, device=device)
 
 
-# ------------------------------------------------------------------- item 6: aliasing
+# ------------------------------------------------------------------- aliasing
 def stepped_twins(env_id: str, n: int, options: dict | None = None, batch: int = 8):
     """Two engines of one seed and the first outputs of each."""
     twins = [envs.make_batched(env_id, n, batch_size=batch, **(options or {})) for _ in (0, 1)]
@@ -158,7 +159,7 @@ def test_a_held_seat_is_not_changed_by_later_steps():
         assert torch.equal(seat, kept)
 
 
-# ------------------------------------------------------------------- item 7: bad arguments
+# ------------------------------------------------------------------- bad arguments
 @pytest.mark.parametrize("seed", [2**64, -1, "abc", float("nan"), 1.5, True])
 def test_a_bad_seed_is_refused_and_the_engine_left_as_it_was(seed):
     (benv, twin), (out, _) = stepped_twins(HORSEMAN, 2)
@@ -225,6 +226,7 @@ def test_eval_batched_seed_too_large_is_one_line_without_a_traceback():
     assert done.stderr.startswith("error: seed must be an integer from 0 to 2**64 - 1")
 
 
+# ------------------------------------------------------------------- eval.batched errors
 RETURNS = "python:tests.batched_python_agents:Returns"
 
 
