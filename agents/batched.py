@@ -24,6 +24,7 @@ from agents.heuristics import batched_heuristics
 from agents.specs import OPTIONS, parse_spec
 from agents.torch_policy import PolicyNet, greedy
 from agents.user import AgentError, load_python_agent
+from envs.core.actions import as_action
 from envs.core.batched import Chance, uniform
 from envs.core.errors import ConfigError
 
@@ -162,7 +163,7 @@ class PerGameAgents:
         obs = observation.cpu().numpy()
         legal = mask.cpu().numpy().astype(np.int8)
         chosen = [
-            self._action(self._agent(r, s).act(obs[i], legal[i]))
+            self._legal(self._agent(r, s).act(obs[i], legal[i]), r, s, legal[i])
             for i, (r, s) in enumerate(zip(rows.tolist(), seat.tolist(), strict=True))
         ]
         return torch.tensor(chosen, dtype=torch.int64, device=seat.device)
@@ -174,13 +175,29 @@ class PerGameAgents:
             agent.reset(None if self.seeds is None else seat_seed(self.seeds[row], seat))
         return agent
 
-    def _action(self, action: Any) -> int:
-        """An integer action as the reference env takes it (Python or numpy integers, 0-d or
-        one-element integer arrays); an :class:`AgentError` for anything else."""
-        array = np.asarray(action)
-        if array.size != 1 or array.dtype.kind not in "iu":
-            raise AgentError(f"agent {self.name!r} returned {action!r}, not an integer action")
-        return int(array.reshape(()))
+    def _legal(self, action: Any, row: int, seat: int, legal: np.ndarray) -> int:
+        """``action`` as an index (Python or numpy integers, 0-d or one-element integer arrays,
+        as the reference env takes it) if ``legal`` allows it; else an :class:`AgentError`
+        naming the agent, its seat and game, what it returned and what was legal."""
+        index = as_action(action)
+        if index is not None and 0 <= index < len(legal) and legal[index]:
+            return index
+        game = "" if self.seeds is None else f" in the game of seed {self.seeds[row]}"
+        allowed = np.flatnonzero(legal).tolist()
+        shown = ", ".join(map(str, allowed[:20])) + (
+            f", ... ({len(allowed)} in all)" if len(allowed) > 20 else ""
+        )
+        what = "an integer action" if index is None else "a legal action"
+        raise AgentError(
+            f"agent {self.name!r} at seat {seat}{game} returned {_shown(action)}, not {what}; "
+            f"actions are 0 to {len(legal) - 1}, legal here: {shown}"
+        )
+
+
+def _shown(action: Any) -> str:
+    """``action`` as an error shows it: its ``repr``, cut to 60 characters."""
+    text = repr(action)
+    return text if len(text) <= 60 else f"{text[:60]}..."
 
 
 def snapshot_policy(

@@ -17,6 +17,9 @@ from envs.core.errors import ConfigError
 # Sidecar of an SB3 zip: {"env_id", "obs_size", "num_actions", "net_arch", "num_players",
 # "options"} (the last two: what the policy was trained with).
 SB3_META = ".cauldron.json"
+MAX_SB3_BYTES = 512 * 2**20  # inflated bytes an SB3 zip may hold in all
+MAX_SB3_RATIO = 100  # inflated / compressed size beyond RATIO_FLOOR (weights barely compress)
+RATIO_FLOOR = 2**20
 
 
 def _require(path: str, kind: str) -> Path:
@@ -87,9 +90,42 @@ def load_sb3_agent(path: str, env_id: str, seed: int | None = None):
     if not isinstance(meta, dict):
         raise ConfigError(f"{str(meta_file)!r} must hold a JSON object")
     _check(meta, env_id, file)
+    weights = read_sb3_policy(file)
+    return sb3_policy.SB3Agent.from_weights(weights, meta, f"sb3:{path}")
+
+
+def read_sb3_policy(file: Path) -> bytes:
+    """The bytes of ``policy.pth`` in the SB3 zip ``file``. The sizes the zip declares are
+    checked before anything is inflated (at most :data:`MAX_SB3_BYTES` in all, and at most
+    :data:`MAX_SB3_RATIO` times the compressed size above :data:`RATIO_FLOOR`: weights barely
+    compress, a zip bomb a thousandfold), and the read stops at that cap whatever they say."""
     try:
         with zipfile.ZipFile(file) as archive:
-            weights = archive.read("policy.pth")
-    except (zipfile.BadZipFile, KeyError, OSError) as err:
-        raise ConfigError(f"{path!r} is not a Stable-Baselines3 zip with policy.pth") from err
-    return sb3_policy.SB3Agent.from_weights(weights, meta, f"sb3:{path}")
+            _check_sizes(archive.infolist(), file)
+            with archive.open("policy.pth") as member:
+                weights = member.read(MAX_SB3_BYTES + 1)
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError) as err:
+        raise ConfigError(
+            f"{str(file)!r} is not a Stable-Baselines3 zip with policy.pth ({err})"
+        ) from None
+    if len(weights) > MAX_SB3_BYTES:
+        raise ConfigError(f"{str(file)!r}: policy.pth inflates beyond {MAX_SB3_BYTES:,} bytes")
+    return weights
+
+
+def _check_sizes(members: list[zipfile.ZipInfo], file: Path) -> None:
+    """A :class:`ConfigError` if ``members`` declare more than :data:`MAX_SB3_BYTES` inflated,
+    or inflate more than :data:`MAX_SB3_RATIO` times their compressed size (beyond
+    :data:`RATIO_FLOOR`)."""
+    inflated = sum(m.file_size for m in members)
+    packed = sum(m.compress_size for m in members)
+    if inflated > MAX_SB3_BYTES:
+        raise ConfigError(
+            f"{str(file)!r} inflates to {inflated:,} bytes; an SB3 zip may hold at most "
+            f"{MAX_SB3_BYTES:,}"
+        )
+    if inflated > RATIO_FLOOR and inflated > MAX_SB3_RATIO * packed:
+        raise ConfigError(
+            f"{str(file)!r} inflates {packed:,} bytes to {inflated:,} (more than "
+            f"{MAX_SB3_RATIO}-fold): not the weights of a policy, refused"
+        )

@@ -10,7 +10,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents.base import Thought, thought
-from agents.torch_policy import load_weights
+from agents.torch_policy import check_finite, load_weights
 from envs.core.errors import ConfigError
 
 DEFAULT_ARCH = [64, 64]  # MaskablePPO's layers when the sidecar gives no net_arch
@@ -36,6 +36,7 @@ class SB3Agent:
             isinstance(v, torch.Tensor) for v in state.values()
         ):
             raise ConfigError(f"{name}: policy.pth must map names to tensors")
+        check_finite(state, f"{name.removeprefix('sb3:')!r} policy.pth")
         declared = _weights(obs_size, pi, num_actions) + _weights(obs_size, vf, 1)
         stored = sum(tensor.numel() for tensor in state.values())
         if declared != stored:

@@ -312,10 +312,22 @@ def load_checkpoint(path: Path) -> tuple[PolicyNet, dict[str, Any]]:
                 f"{where}: its metadata does not match its weights ({str(key)[:100]}: "
                 f"{declared} declared, {saved} stored)"
             )
+    check_finite(stored, where)
     net = PolicyNet(**arguments)
     net.load_state_dict(stored)
     net.eval()
     return net, data
+
+
+def check_finite(tensors: dict, where: str) -> None:
+    """A :class:`ConfigError` naming ``where`` and the tensor if any tensor of ``tensors``
+    holds NaN or an infinity (a diverged run's weights play nonsense, or nothing)."""
+    for key, value in tensors.items():
+        if isinstance(value, torch.Tensor) and not bool(torch.isfinite(value).all()):
+            raise ConfigError(
+                f"{where}: tensor {str(key)[:100]!r} holds NaN or infinite values; only "
+                "finite weights are loaded"
+            )
 
 
 def _shape(tensors: dict, key: Any) -> str:

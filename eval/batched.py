@@ -46,6 +46,7 @@ import contextlib
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ from envs.core.errors import ConfigError
 from envs.core.folders import lock_folder
 from envs.registry import MEASURES
 from eval import report, splits
-from eval.config import apply_override
+from eval.config import apply_override, check_option_names
 from eval.provenance import provenance
 from eval.splits import DEFAULT_SPLIT, SPLITS
 from eval.stats import (
@@ -228,6 +229,7 @@ def evaluate(
         need = "no opponent (a whole team)" if game.cooperative else "an opponent"
         raise ConfigError(f"{env_id} is {'co' if game.cooperative else 'non-co'}operative: {need}")
     check_counts(games, seed, chunk)
+    check_option_names(env_id, options)
     device = torch.device("cpu")
     chance = AgentChance()
     policies = [
@@ -510,6 +512,7 @@ def main(argv: list[str] | None = None) -> list[str]:
     options: dict[str, Any] = {}
     for pair in args.set:
         apply_override(options, pair)
+    check_option_names(args.env, options, "--set")
     competitive = not envs.spec(args.env).cooperative
     if competitive and len(args.specs) < 2:
         raise ConfigError("a competitive game needs the agent and at least one opponent")
@@ -652,9 +655,22 @@ def write(
         "",
         "![win rates](win_rates.png)",
     ]
-    report.write_text(folder / "results.json", report.dumps(results))
-    report.write_text(folder / "report.md", "\n".join(text) + "\n")
-    report.plot_win_rates(summary, folder / "win_rates.png")
+    saved = report.dumps(results)
+    written(folder / "results.json", lambda path: report.write_text(path, saved))
+    written(folder / "report.md", lambda path: report.write_text(path, "\n".join(text) + "\n"))
+    written(folder / "win_rates.png", lambda path: report.plot_win_rates(summary, path))
+
+
+def written(path: Path, write: Callable[[Path], None]) -> None:
+    """``write(path)`` (a whole-file write, which leaves any earlier file as it was if it
+    fails); an ``OSError`` (a full disk, no permission) becomes a one-line :class:`ConfigError`
+    naming ``path`` and the system's reason."""
+    try:
+        write(path)
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write {str(path)!r}: {err.strerror or err}; an earlier file there is kept"
+        ) from None
 
 
 if __name__ == "__main__":

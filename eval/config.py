@@ -26,6 +26,7 @@ name: hocus_pocus            # defaults to the config file's stem
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -154,6 +155,7 @@ class EvalConfig(BaseModel):
             raise ValueError("ray_address needs executor 'ray'")
         if self.executor == "ray":
             import_ray("executor 'ray'")
+        check_option_names(self.env, self.options)
         envs.make(self.env, num_players=self.players[0], **self.options)
         objects = (info.context or {}).get("objects", ())
         for spec in self.agents:
@@ -255,6 +257,19 @@ def apply_override(data: dict[str, Any], pair: str) -> None:
         options[option] = value
     else:
         raise ConfigError(f"--set {key}: only options takes a dotted key (options.NAME=VALUE)")
+
+
+def check_option_names(env_id: str, options: dict[Any, Any], where: str = "options") -> None:
+    """A :class:`ConfigError` naming ``where`` unless every key of ``options`` is one of
+    ``env_id``'s game options (the player count, render mode, batch size or device are not)."""
+    allowed = sorted(f.name for f in dataclasses.fields(envs.options_class(env_id)))
+    unknown = sorted(str(key) for key in options if key not in allowed)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown option(s) {', '.join(map(repr, unknown))} for {env_id} (the "
+            "player count, render mode, batch size and device are not game options); its "
+            f"options: {', '.join(allowed)}"
+        )
 
 
 def read_yaml_file(path: Path) -> Any:

@@ -30,8 +30,9 @@ After each call these must hold, or the call counts a violation:
 
 The table counts, per game, player count and policy: calls, games ended by their rules, by a
 penalty, by truncation, violations, and the cost per call (this process's CPU time, checks
-included, so that other processes on the cores do not count). The exit status is 1 on any
-violation (the first few of each row are printed).
+included, so that other processes on the cores do not count); a summary follows, per game
+and for the run: step calls, games ended, violations and CPU time. The exit status is 1 on
+any violation (the first few of each row are printed).
 """
 
 from __future__ import annotations
@@ -264,6 +265,25 @@ def table(tallies: dict[tuple[str, int, str], Tally], batch: int) -> list[str]:
     return lines
 
 
+def summary(tallies: dict[tuple[str, int, str], Tally], wall: float) -> list[str]:
+    """A line per game and one for the run: step calls, games ended, violations, CPU time (and
+    the run's wall-clock time)."""
+    games: dict[str, list[Tally]] = {}
+    for (env_id, _, _), tally in tallies.items():
+        games.setdefault(env_id, []).append(tally)
+    lines = [""]
+    for name, group in [*games.items(), (f"all {len(games)} game(s)", list(tallies.values()))]:
+        calls, violations = sum(t.calls for t in group), sum(t.violations for t in group)
+        ended = sum(t.rules + t.penalty + t.truncated for t in group)
+        cpu = sum(t.seconds for t in group)
+        lines.append(
+            f"{name}: {calls:,} step calls, {ended:,} games ended, {violations:,} violations, "
+            f"{cpu:.1f} s CPU"
+        )
+    lines[-1] += f", {wall:.1f} s wall-clock"
+    return lines
+
+
 def main(argv: list[str] | None = None) -> dict[tuple[str, int, str], Tally]:
     """Parse the command line, fuzz, print the table; exit status 1 on any violation."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -284,8 +304,10 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, int, str], Tally]:
         raise ConfigError(f"--calls must be at least 1, got {args.calls}")
     checked_seed(args.seed)
     torch.set_num_threads(1)  # rows of 16 gain nothing from more, and the CPU time stays one core's
+    began = time.perf_counter()
     tallies = fuzz(args.games, args.calls, args.batch, args.seed, args.max_steps)
-    print("\n".join(table(tallies, args.batch)))
+    wall = time.perf_counter() - began
+    print("\n".join(table(tallies, args.batch) + summary(tallies, wall)))
     failed = {key: t for key, t in tallies.items() if t.violations}
     for (env_id, n, policy), t in failed.items():
         print(f"\n{env_id}, {n} players, {policy}: {t.violations} violations", file=sys.stderr)

@@ -33,3 +33,21 @@ class Floaty:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> float:
         return float(np.flatnonzero(action_mask)[0])
+
+
+class Returns:
+    """Returns ``action`` (a number, or ``first_legal`` / ``first_illegal`` of the mask), as
+    the numpy type ``dtype`` if given."""
+
+    def __init__(self, action: int | str, dtype: str | None = None) -> None:
+        self.action, self.dtype = action, dtype
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> object:
+        chosen = {
+            "first_legal": lambda: np.flatnonzero(action_mask)[0],
+            "first_illegal": lambda: np.flatnonzero(action_mask == 0)[0],
+        }.get(self.action, lambda: self.action)()
+        return np.dtype(self.dtype).type(chosen) if self.dtype else int(chosen)

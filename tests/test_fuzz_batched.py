@@ -1,8 +1,10 @@
-"""The batched fuzz (``python -m eval.fuzz_batched``, issue 29): a short run holds every
+"""The batched fuzz (``python -m eval.fuzz_batched``): a short run holds every
 promise, truncations are told from rule endings, each check catches the breakage it is for,
 and (slow) the full 10^5 calls per game."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 import torch
@@ -29,6 +31,16 @@ def test_a_few_hundred_calls_per_game_hold_every_promise(capsys):
         assert sum(t.penalty for t in mine) > 0, env_id
     assert sum(t.rules for (g, _, _), t in tallies.items() if g == HORSEMAN) > 0
     assert "| headless_horseman_v1 | 4 | penalty |" in table
+    calls = sum(t.calls for t in tallies.values())
+    assert re.search(
+        r"^headless_horseman_v1: [\d,]+ step calls, [\d,]+ games ended, 0 violations", table, re.M
+    )
+    assert re.search(
+        rf"^all 4 game\(s\): {calls:,} step calls, [\d,]+ games ended, 0 violations, "
+        r"[\d.]+ s CPU, [\d.]+ s wall-clock$",
+        table,
+        re.M,
+    )
 
 
 def test_truncations_at_max_steps_and_by_a_games_own_clock_are_no_violations():
@@ -127,7 +139,7 @@ def test_bad_arguments_are_config_errors(argv, match):
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", envs.batched_ids())
 def test_the_full_fuzz_of_10_to_the_5_calls_per_game(env_id):
-    """The issue's bar: 10^5 batched step calls per game, every player count and policy."""
+    """The full size: 10^5 batched step calls per game, every player count and policy."""
     tallies = fuzz([env_id], calls=100_000, progress=False)
     assert sum(t.calls for t in tallies.values()) >= 100_000
     failed = {key: t.shown for key, t in tallies.items() if t.violations}

@@ -1,11 +1,14 @@
-"""Issue 29 on the batched engines: one device however it is spelled (item 1), outputs that do
-not alias the engine's state (item 6), and bad arguments refused up front with a ConfigError
-that leaves the engine as it was (item 7)."""
+"""The batched engines and ``eval.batched`` under bad use: one device however it is spelled,
+outputs that do not alias the engine's state, bad arguments refused up front with a ConfigError
+that leaves the engine as it was, a python agent's bad action, options that are no game options
+and a full disk each ending in one line that says what was wrong."""
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
+import re
 import subprocess
 import sys
 
@@ -15,8 +18,9 @@ import torch
 
 import envs
 from agents.batched import BatchedRandom
+from agents.user import AgentError
 from envs.core.devices import torch_device
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, run_command
 from eval import batched as eval_batched
 
 HORSEMAN = "headless_horseman_v1"
@@ -45,7 +49,7 @@ def assert_same_games(a, b) -> None:
     assert torch.equal(a.generator.get_state(), b.generator.get_state())
 
 
-# ------------------------------------------------------------------- item 1: devices
+# ------------------------------------------------------------------- devices
 @pytest.mark.parametrize("spelling", ["cpu", "cpu:0", torch.device("cpu"), torch.device("cpu:0")])
 def test_every_cpu_spelling_is_the_device_cpu_tensors_report(spelling):
     assert torch_device(spelling) == torch.device("cpu")
@@ -99,7 +103,7 @@ def test_a_device_that_cannot_work_is_a_config_error(device, match, monkeypatch)
         envs.make_batched(HORSEMAN, 2, batch_size=4, device=device)
 
 
-# ------------------------------------------------------------------- item 6: aliasing
+# ------------------------------------------------------------------- aliasing
 def stepped_twins(env_id: str, n: int, options: dict | None = None, batch: int = 8):
     """Two engines of one seed and the first outputs of each."""
     twins = [envs.make_batched(env_id, n, batch_size=batch, **(options or {})) for _ in (0, 1)]
@@ -155,7 +159,7 @@ def test_a_held_seat_is_not_changed_by_later_steps():
         assert torch.equal(seat, kept)
 
 
-# ------------------------------------------------------------------- item 7: bad arguments
+# ------------------------------------------------------------------- bad arguments
 @pytest.mark.parametrize("seed", [2**64, -1, "abc", float("nan"), 1.5, True])
 def test_a_bad_seed_is_refused_and_the_engine_left_as_it_was(seed):
     (benv, twin), (out, _) = stepped_twins(HORSEMAN, 2)
@@ -220,3 +224,86 @@ def test_eval_batched_seed_too_large_is_one_line_without_a_traceback():
     assert done.returncode != 0
     assert done.stderr.strip().count("\n") == 0, done.stderr
     assert done.stderr.startswith("error: seed must be an integer from 0 to 2**64 - 1")
+
+
+# ------------------------------------------------------------------- eval.batched errors
+RETURNS = "python:tests.batched_python_agents:Returns"
+
+
+@pytest.mark.parametrize(
+    "options, shown",
+    [
+        ("action=-1", "-1"),
+        ("action=first_illegal", r"\d+"),
+        (f"action={2**70}", str(2**70)),
+        (f"action={2**64 - 1}&dtype=uint64", r"np\.uint64\(18446744073709551615\)"),
+        ("action=329&dtype=int16", r"np\.int16\(329\)"),
+    ],
+)
+def test_a_python_agent_s_bad_action_names_the_agent_seat_action_and_legal_ones(options, shown):
+    spec = f"{RETURNS}?{options}"
+    refused = (
+        rf"agent '{re.escape(spec)}' at seat 0 in the game of seed 5 returned {shown}, not a "
+        r"legal action; actions are 0 to 328, legal here: 0, 1, 2, .*9$"
+    )
+    with pytest.raises(AgentError, match=refused):
+        eval_batched.evaluate("hocus_pocus_v1", 2, spec, games=2, seed=5, progress=False)
+
+
+@pytest.mark.parametrize("dtype", ["uint64", "int16", "uint16", "int32"])
+def test_a_python_agent_s_numpy_integer_actions_are_played(dtype):
+    spec = f"{RETURNS}?action=first_legal&dtype={dtype}"
+    outcomes = eval_batched.evaluate("hocus_pocus_v1", 2, spec, games=2, progress=False)
+    assert len(outcomes.won) == 2
+
+
+def test_a_python_agent_s_illegal_action_ends_the_command_in_one_line(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "eval.batched", "hexenflug_v1", f"{RETURNS}?action=-5", "random"]
+        + ["--games", "2", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert "Traceback" not in done.stderr, done.stderr
+    assert re.fullmatch(
+        r"error: agent '.*Returns\?action=-5' at seat \d in the game of seed \d returned -5, "
+        r"not a legal action; actions are 0 to \d+, legal here: [\d, ]+",
+        last,
+    ), last
+
+
+@pytest.mark.parametrize("option", ["num_players=3", "batch_size=abc", "env_id=x", "seed=1"])
+def test_eval_batched_set_of_a_field_that_is_no_game_option_is_a_config_error(option, tmp_path):
+    name = option.partition("=")[0]
+    refused = rf"--set: unknown option\(s\) '{name}' for hexenflug_v1 .*its options: .*max"
+    with pytest.raises(ConfigError, match=refused):
+        eval_batched.main(["hexenflug_v1", "random", "random", "--set", option])
+
+
+def test_eval_batched_evaluate_refuses_options_that_are_no_game_options():
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) 'render_mode'"):
+        eval_batched.evaluate("hexenflug_v1", 2, "random", "random", render_mode="ansi")
+
+
+def test_a_full_disk_is_one_line_naming_the_file_and_keeps_the_earlier_results(
+    tmp_path, monkeypatch
+):
+    out = tmp_path / "out"
+    argv = ["hexenflug_v1", "random", "random", "--games", "2", "--out", str(out)]
+    eval_batched.main(argv)
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(SystemExit) as stop:
+        run_command(lambda: eval_batched.main([*argv[:-2], "--games", "3", "--out", str(out)]))
+    assert str(stop.value.code) == (
+        f"error: cannot write {str(out / 'results.json')!r}: No space left on device; an "
+        "earlier file there is kept"
+    )
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before

@@ -1,4 +1,4 @@
-"""Reliability of the evaluation harness (issue 29), without Ray: a ``ray_address`` where
+"""Reliability of the evaluation harness, without Ray: a ``ray_address`` where
 something else listens fails fast, one evaluation at a time writes an output folder and every
 file appears whole, Ctrl-C stops the workers cleanly, and an agent's illegal action is one
 message naming the agent, the seat and the game's seed."""
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVER_SECONDS = 30  # every test server stops by itself after this long
 
 
-# ------------------------------------------------------------------ ray_address (item 3)
+# ------------------------------------------------------------------ ray_address
 
 
 @contextlib.contextmanager
@@ -122,7 +122,7 @@ def test_an_address_that_speaks_http2_passes_the_probe():
         executors.check_address(f"ray://{address}")
 
 
-# ------------------------------------------------------------------ the output folder (item 4)
+# ------------------------------------------------------------------ the output folder
 
 HOCUS = {"env": "hocus_pocus_v1", "players": [2], "agents": ["random"], "workers": 1}
 
@@ -227,7 +227,7 @@ def test_an_atomic_write_that_fails_leaves_the_old_file(tmp_path):
     assert target.read_text() == "new"
 
 
-# ------------------------------------------------------------------ Ctrl-C (item 8)
+# ------------------------------------------------------------------ Ctrl-C
 
 
 def group_members(group: int) -> list[int]:
@@ -299,7 +299,7 @@ def test_ctrl_c_stops_an_evaluation_with_workers_cleanly(tmp_path, group):
     assert text.rstrip().endswith("interrupted") and "Traceback" not in text, text
 
 
-# ------------------------------------------------------------------ agents' errors (item 9)
+# ------------------------------------------------------------------ agents' errors
 
 
 class IllegalAgent:

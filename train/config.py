@@ -18,7 +18,13 @@ import envs
 from agents import make_agent
 from envs.core.errors import ConfigError
 from eval import splits
-from eval.config import MAX_GAMES, apply_override, parse_model, read_yaml_file
+from eval.config import (
+    MAX_GAMES,
+    apply_override,
+    check_option_names,
+    parse_model,
+    read_yaml_file,
+)
 from eval.executors import check_address, import_ray
 
 RLLIB_FIELDS = ("num_env_runners", "num_learners", "ray_address")
@@ -326,6 +332,7 @@ class TrainConfig(BaseModel):
         low, high = spec.players
         if not low <= self.num_players <= high:
             raise ValueError(f"num_players {self.num_players} outside {low}..{high}")
+        check_option_names(self.env, self.options)
         envs.make(self.env, num_players=self.num_players, **self.options)
         if spec.cooperative and self.opponents:
             raise ValueError(f"{self.env} is cooperative: opponents must be empty")
@@ -552,6 +559,7 @@ def check_curriculum(config: TrainConfig) -> None:
                     f"stage's {previous:,} (thresholds increase)"
                 )
             previous = stage.until_step
+        check_option_names(config.env, stage.options, f"{where}.options")
         options = {**config.options, **stage.options}
         try:
             env = envs.make(config.env, num_players=config.num_players, **options)
