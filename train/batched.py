@@ -9,7 +9,9 @@ that opponent's action, chosen here by a batched baseline or a frozen snapshot o
 while the trainer's action for that row is ignored. So the rollout never leaves tensors and no
 row waits for another. Each new game draws its opponent from the pool (the config's opponents
 and the snapshots) uniformly or, with ``opponent_sampling: pfsp``, by how often the learner lost
-to each (:meth:`BatchedGames.opponent_weights`).
+to each (:meth:`BatchedGames.opponent_weights`). In a cooperative game with ``partners``, the
+seats other than the learner's are played alike by members of a partner population
+(:mod:`train.partners`), drawn for each new game.
 
 For the learner, nothing changes but the bookkeeping: the trainer discounts only at the
 learner's decisions (``learner`` = 1), runs its network on those rows alone and trains on them,
@@ -29,6 +31,7 @@ from agents.batched import BatchedNet, BatchedPolicy, make_batched_agent, snapsh
 from agents.torch_policy import PolicyNet
 from envs.core.batched_ops import as_float
 from train.config import TrainConfig
+from train.partners import LEARNER, Partners
 
 MAX_SNAPSHOTS = 5
 
@@ -54,10 +57,15 @@ class BatchedGames:
         self.seats = game.num_players
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(config.seed)
+        self.partners = (
+            Partners(config, self.seats, self.device, self.generator) if config.partners else None
+        )
         self.pool: list[BatchedPolicy] = [
             make_batched_agent(spec, config.env, config.num_players, self.device, self.generator)
             for spec in config.opponents
-        ]
+        ] + (self.partners.policies if self.partners else [])
+        self.fixed = len(self.pool)  # the snapshots follow
+        self.others_on_table = not self.cooperative or self.partners is not None
         self.snapshots = 0
         self.record = torch.zeros(len(self.pool), 2, device=self.device)  # games, losses
         n = config.num_envs
@@ -87,7 +95,7 @@ class BatchedGames:
         """Play the learner's ``actions`` where the learner decides and the opponents' choices
         elsewhere; finished games restart with the learner one seat further on."""
         rows = self.rows
-        if not self.cooperative:
+        if self.others_on_table:
             actions = torch.where(rows["learner"].bool(), actions, self._opponent_actions())
         out = self.env.step(actions)
         reward = out["reward"][self._row, self.learner_seat]
@@ -103,10 +111,10 @@ class BatchedGames:
         self._write(out, reward, done.float(), ret)
 
     def add_snapshot(self, net: PolicyNet) -> None:
-        """A frozen copy of ``net`` joins the opponent pool, replacing the oldest beyond
-        :data:`MAX_SNAPSHOTS`."""
+        """A frozen copy of ``net`` joins the opponent pool (or the partners' snapshots),
+        replacing the oldest beyond :data:`MAX_SNAPSHOTS`."""
         if self.snapshots >= MAX_SNAPSHOTS:
-            oldest = len(self.config.opponents)
+            oldest = self.fixed
             self.pool.pop(oldest)
             self.record = torch.cat([self.record[:oldest], self.record[oldest + 1 :]])
         self.pool.append(snapshot_policy(net, self.device))
@@ -124,18 +132,25 @@ class BatchedGames:
         games, losses = self.record.unbind(1)
         return ((losses + 1) / (games + 2)) ** 2
 
+    def partner_figures(self) -> dict[str, float]:
+        """The partners' sampling weights and game counts (:meth:`Partners.figures`); none
+        without partners."""
+        return self.partners.figures() if self.partners else {}
+
     def state_dict(self) -> dict[str, Any]:
         """Everything that decides the coming games, as tensors and plain data (copies): the
-        engine's games and chance, the generator of the opponents' draws and choices, the
-        snapshots' weights, the recurrent opponents' memories, the PFSP record, each row's
-        opponent, learner seat, episode count and running return, and the rows last shown."""
+        engine's games and chance, the generator of the opponents' and partners' draws and
+        choices, the snapshots' weights, the recurrent opponents' memories, the PFSP record,
+        the partners' seats and counts, each row's opponent, learner seat, episode count and
+        running return, and the rows last shown."""
         return {
             "engine": self.env.state_dict(),
             "generator": self.generator.get_state(),
-            "snapshots": [p.net.state_dict() for p in self.pool[len(self.config.opponents) :]],
+            "snapshots": [p.net.state_dict() for p in self.pool[self.fixed :]],
             "snapshots_added": self.snapshots,
             "memories": [_copy(getattr(policy, "memory", None)) for policy in self.pool],
             "record": self.record.clone(),
+            "partners": self.partners.state_dict() if self.partners else None,
             "episodes": self.episodes.clone(),
             "learner_seat": self.learner_seat.clone(),
             "opponent": self.opponent.clone(),
@@ -148,7 +163,7 @@ class BatchedGames:
         the learner's network, gives the snapshots their shape."""
         self.env.load_state_dict(saved["engine"])
         self.generator.set_state(saved["generator"])
-        del self.pool[len(self.config.opponents) :]
+        del self.pool[self.fixed :]
         for weights in saved["snapshots"]:
             policy = snapshot_policy(net, self.device)
             policy.net.load_state_dict(weights)
@@ -158,6 +173,8 @@ class BatchedGames:
                 policy.memory = None if memory is None else memory.to(self.device, copy=True)
         self.snapshots = saved["snapshots_added"]
         self.record = saved["record"].to(self.device, copy=True)
+        if self.partners:
+            self.partners.load_state_dict(saved["partners"])
         self.episodes = saved["episodes"].to(self.device, copy=True)
         self.learner_seat = saved["learner_seat"].to(self.device, copy=True)
         self.opponent = saved["opponent"].to(self.device, copy=True)
@@ -170,20 +187,25 @@ class BatchedGames:
 
     # ----------------------------------------------------------------- helpers
     def _draw_opponents(self, rows: torch.Tensor) -> None:
-        if self.cooperative:
-            return
-        if self.config.opponent_sampling == "uniform":
-            drawn = torch.randint(
-                len(self.pool), self.opponent.shape, generator=self.generator, device=self.device
-            )
-        else:
-            drawn = torch.multinomial(
-                self.opponent_weights(), len(self.opponent), True, generator=self.generator
-            )
-        self.opponent = torch.where(rows, drawn, self.opponent)
+        """New opponents (competitive) or partners for the games starting in ``rows`` (a
+        boolean mask); their recurrent memories start again."""
+        if self.partners:
+            self.partners.draw(rows, self.learner_seat, len(self.pool) - self.fixed)
+        elif not self.cooperative:
+            self.opponent = torch.where(rows, self._drawn_opponents(), self.opponent)
         for policy in self.pool:
             if isinstance(policy, BatchedNet):
                 policy.forget(rows)
+
+    def _drawn_opponents(self) -> torch.Tensor:
+        """``[rows]``: an opponent for every row, uniformly or by :meth:`opponent_weights`."""
+        if self.config.opponent_sampling == "uniform":
+            return torch.randint(
+                len(self.pool), self.opponent.shape, generator=self.generator, device=self.device
+            )
+        return torch.multinomial(
+            self.opponent_weights(), len(self.opponent), True, generator=self.generator
+        )
 
     def _count_results(self, done: torch.Tensor, ret: torch.Tensor) -> None:
         """Each ended game counts for its row's opponent: a game, and a loss when the learner's
@@ -195,11 +217,14 @@ class BatchedGames:
         self.record[:, 1].index_add_(0, against, (ret[done] < 0).float())
 
     def _opponent_actions(self) -> torch.Tensor:
-        """Each row's opponent's choice where an opponent is to act (0 where the learner is:
-        the caller plays the learner's action there). Every pool member is asked once, for
-        the rows where it is the one to act."""
+        """Each row's opponent's or partner's choice where one is to act (0 where the learner
+        is: the caller plays the learner's action there). Every pool member is asked once, for
+        the rows where it is the one to act; noisy partners then draw their random actions."""
         rows = self.rows
-        to_act = torch.where(rows["learner"].bool(), -1, self.opponent)
+        if self.partners:
+            to_act = self.partners.acting(rows["seat"])
+        else:
+            to_act = torch.where(rows["learner"].bool(), LEARNER, self.opponent)
         chosen = torch.zeros_like(self.opponent)
         for index in to_act.unique().tolist():
             if index < 0:
@@ -211,13 +236,20 @@ class BatchedGames:
                 chosen[mine] = policy.act_rows(mine, *seen)
             else:
                 chosen[mine] = policy.act(*seen)
+        if self.partners:
+            return self.partners.add_noise(chosen, rows["obs"], rows["mask"].bool(), rows["seat"])
         return chosen
 
     def _write(
         self, out: dict[str, Any], reward: torch.Tensor, done: torch.Tensor, ret: torch.Tensor
     ) -> None:
         seat = out["seat"]
-        learner = torch.ones_like(done) if self.cooperative else as_float(seat == self.learner_seat)
+        if self.partners:
+            learner = as_float(self.partners.acting(seat) == LEARNER)
+        elif self.cooperative:
+            learner = torch.ones_like(done)
+        else:
+            learner = as_float(seat == self.learner_seat)
         state = self.env.state() if self.config.needs_state else out["observation"][:, :0]
         figures = out["figures"]  # empty after a reset
         blank = torch.zeros_like(done)

@@ -106,6 +106,35 @@ class Stage(BaseModel):
         return _known_keys(cls, data, "curriculum stage")
 
 
+class Partner(BaseModel):
+    """A member of the partner population (``partners``): who plays a partner seat, how often
+    it is drawn, and how often its choice is replaced by a uniformly random legal action."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    agent: str = Field(
+        min_length=1,
+        description="`self` (the current learner: that seat trains too), `snapshots` (a frozen "
+        "earlier learner, see self_play_every) or an agent spec with a batched form: random, "
+        "heuristic:<name>, torch:<checkpoint of this game and player count>",
+    )
+    weight: float = Field(
+        1.0, ge=0, le=1e6, description="relative chance of being drawn for a seat"
+    )
+    epsilon: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="chance that each of the member's choices is replaced by a uniformly random "
+        "legal action (a noisy partner); 0 for `self`",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys(cls, data: Any) -> Any:
+        return _known_keys(cls, data, "partners")
+
+
 class TrainConfig(BaseModel):
     """A training run: the game, the trainer, its hyperparameters, evaluation and output."""
 
@@ -263,6 +292,15 @@ class TrainConfig(BaseModel):
         "from the pool (opponents and snapshots): uniform, or pfsp (prioritized fictitious "
         "self-play: weight (losses + 1) / (games + 2) squared, the learner's losses to each)",
     )
+    partners: list[Partner] | None = Field(
+        None,
+        description="engine 'batched', cooperative games: the population the learner's partners "
+        "are drawn from (train.partners), e.g. [{agent: self, weight: 2}, {agent: "
+        "heuristic:planner, epsilon: 0.2}, {agent: snapshots}]. In each game the learner plays "
+        "one seat (seat 0 first, one seat further on each game of the row, as opponents' "
+        "tables do); each other seat draws a member by weight, and trains only if it drew "
+        "`self`. None: pure self-play",
+    )
     eval_every: int = Field(10, ge=1, le=10**6, description="updates between evaluations")
     eval_games: int = Field(50, ge=1, le=MAX_GAMES, description="games per periodic evaluation")
     final_eval_games: int = Field(
@@ -378,6 +416,8 @@ class TrainConfig(BaseModel):
             self._check_batched()
         elif self.num_envs > 256:
             raise ValueError(f"num_envs {self.num_envs} above 256 needs engine 'batched'")
+        if self.partners is not None:
+            self._check_partners(spec.cooperative)
         if self.workers > self.num_envs:
             raise ValueError(f"workers ({self.workers}) must not exceed num_envs ({self.num_envs})")
         if self.workers and self.trainer != "torch":
@@ -499,6 +539,27 @@ class TrainConfig(BaseModel):
         device = torch_device(self.device)  # a ConfigError for a device this machine lacks
         for opponent in self.opponents:
             make_batched_agent(opponent, self.env, self.num_players, device, torch.Generator())
+
+    def _check_partners(self, cooperative: bool) -> None:
+        """A partner population: a cooperative game on engine 'batched', at least one member,
+        a positive total weight, no noisy `self`, snapshots only with self_play_every, and
+        every other member an agent with a batched form made for this game and player count."""
+        from train.partners import check_member
+
+        if not cooperative or self.engine != "batched":
+            raise ValueError(
+                "partners needs a cooperative game and engine 'batched' (competitive games "
+                "draw opponents instead)"
+            )
+        if not self.partners:
+            raise ValueError("partners: the population is empty; name at least one member")
+        if not sum(member.weight for member in self.partners) > 0:
+            raise ValueError("partners: every weight is 0; at least one must be positive")
+        for index, member in enumerate(self.partners):
+            try:
+                check_member(member, self)
+            except ConfigError as err:
+                raise ValueError(f"partners[{index}]: {err}") from None
 
     def deadline(self) -> float:
         """The ``time.perf_counter()`` at which ``max_minutes`` from now run out (inf if none)."""

@@ -15,7 +15,10 @@ CleanRL's ``ppo.py``).
   ``total_steps`` (:func:`learning_rate_at`), constant before.
 * ``centralized_critic``: the value head reads the game's full ``state()`` (cooperative games),
   the policy still reads only the player's observation.
-* ``self_play_every``: frozen snapshots of the policy join the opponent pool.
+* ``self_play_every``: frozen snapshots of the policy join the opponent pool (or the partners').
+* ``partners`` (cooperative games, batched engine): the seats beside the learner's own are played
+  by members drawn from a population (:mod:`train.partners`); their decisions carry
+  ``learner`` = 0, as opponents' do, unless the member is the learner itself.
 * ``recurrent``: the actor carries a GRU memory, one per env and seat (a shared team policy never
   passes one seat's private observations to another), reset when a game ends. The update
   back-propagates through time, truncated at ``seq_len`` decisions: each env and seat's
@@ -262,7 +265,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
     obs_size, n_actions = games.observation_size, games.num_actions
     critic_size = games.state_size if config.centralized_critic else 0
     state_size = games.state_size if config.needs_state else 0
-    opponents_on_table = batched and not games.cooperative
+    opponents_on_table = batched and games.others_on_table
     net = PolicyNet(
         obs_size,
         n_actions,
@@ -398,8 +401,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 state_buf[t] = live["state"]
             if batched:
                 learners[t] = live["learner"]
-            # the network decides the learner's rows alone: on a competitive batched table the
-            # opponents' rows play the pool's actions and their values cancel out of gae's sums
+            # the network decides the learner's rows alone: on a batched table with opponents or
+            # partners their rows play the pool's actions and their values cancel out of gae's sums
             mine = live["learner"].nonzero().squeeze(1) if opponents_on_table else slice(None)
             obs, mask = obs_buf[t][mine], mask_buf[t][mine]
             critic = critic_buf[t][mine] if critic_size else obs
@@ -564,6 +567,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
                 ),
                 **diagnostics.game_stats(finished),
                 **belief_figures(believed, hands),
+                **(games.partner_figures() if batched else {}),
             },
         )
         if config.self_play_every and (update + 1) % config.self_play_every == 0:
@@ -597,6 +601,8 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         if out_of_time:
             log.message(f"max_minutes reached after {step:,} steps")
             break
+    if batched and games.partners:
+        log.message(games.partners.write(folder))
     games.close()
     final = folder / "final.pt"
     save_checkpoint(net, config.env, final, {**meta, "steps": step})
