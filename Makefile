@@ -28,13 +28,19 @@ bench: install
 	$(PYTHON) -m eval.bench --all-players
 	$(PYTHON) -m train.bench
 
-# Evaluate every baseline of every game (configs/eval), write docs/results/ and RULES.md tables.
-# make results EVAL_FLAGS=--quick: 200 games per row, rougher figures (the reports say so).
-# (configs/eval/*_zsc.yaml are python -m eval.zsc's protocol configs, not baselines.)
+# Every published figure, from the shipped checkpoints on the test split: each game's baseline
+# report (docs/results/<game>/, and RULES.md's baselines table) and the README's training table
+# (configs/results/benchmark.yaml's rows into docs/results/test/<row>/). The protocol configs
+# (configs/eval/*_zsc*.yaml) are python -m eval.zsc's, not baselines.
+# make results QUICK=1: 200 games per lineup and 500 per row into runs/results-quick, for a fast
+# look; nothing published changes.
+RESULTS_OUT = $(if $(QUICK),--quick --out runs/results-quick,--out docs/results --update-rules)
 results: install
-	for config in $(filter-out %_zsc.yaml,$(wildcard configs/eval/*.yaml)); do \
-		$(PYTHON) -m eval $$config --out docs/results --update-rules $(EVAL_FLAGS) || exit 1; \
+	for config in configs/eval/*.yaml; do \
+		case $$config in *_zsc*) continue ;; esac; \
+		$(PYTHON) -m eval $$config --split test $(RESULTS_OUT) --quiet || exit 1; \
 	done
+	$(PYTHON) -m train.readme_figures --play $(if $(QUICK),--quick,--readme README.md)
 
 docs:
 	$(PYTHON) -m envs.docs

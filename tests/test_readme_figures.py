@@ -7,7 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from envs.core.docs import BLOCK
+from envs.core.errors import ConfigError
+from eval import batched
 from train import readme_figures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,35 +64,72 @@ def test_the_training_table_is_rendered_from_the_shipped_reports(monkeypatch):
     )
 
 
-def test_a_competitive_batched_row_names_the_hardest_heuristic(tmp_path):
-    """A competitive ``eval.batched`` evaluation (rows of the trained seat against random and
-    each heuristic) gives the win rate against random, the heuristic with the lowest won − lost,
-    and a verdict on won − lost (a shared win counts for both seats)."""
+def test_every_benchmark_row_is_three_shipped_seeds_of_one_config_on_the_test_split():
+    benchmark = readme_figures.load_benchmark(ROOT / readme_figures.BENCHMARK)
+    for row in benchmark.rows:
+        assert len(row.seeds) >= 3 and all((ROOT / seed).is_file() for seed in row.seeds)
+        assert (ROOT / row.config).is_file()
+        argv = row.argv(100, Path("out"))
+        assert argv[argv.index("--split") + 1] == "test" and "--across-seeds" in argv
 
-    def versus(opponent: str, win: float, margin: tuple[float, float, float]) -> dict:
-        return {
-            "spec": "torch:a.pt",
-            "opponent": opponent,
-            "win": {"rate": win, "low": win - 0.01, "high": win + 0.01},
-            "won_minus_lost": dict(zip(("mean", "low", "high"), margin, strict=True)),
-        }
 
-    config = {"env": "voodoo_mania_v1", "specs": ["torch:a.pt"], "players": 2}
-    results = {
-        "command": "python -m eval.batched ...",
-        "config": {**config, "games": 5000, "seed": 1000},
-        "rows": [
-            versus("random", 0.99, (0.99, 0.98, 1.0)),
-            versus("heuristic:chain", 0.52, (0.021, -0.006, 0.047)),
-            versus("heuristic:fast", 0.85, (0.72, 0.70, 0.74)),
-        ],
+def test_a_row_with_too_few_seeds_or_two_reference_teams_is_refused(tmp_path):
+    row = {
+        "name": "x",
+        "env": "hocus_pocus_v1",
+        "players": 2,
+        "config": "c.yaml",
+        "budget": "1 step",
+        "seeds": ["a.pt", "b.pt"],
+        "against": ["heuristic:planner"],
     }
-    (tmp_path / "vm").mkdir()
-    (tmp_path / "vm" / "results.json").write_text(json.dumps(results))
-    cooperative, text = readme_figures.row("vm", "1 min", tmp_path)
-    assert not cooperative
-    assert text == (
-        "| voodoo_mania (2p) | torch | 99.0% [98.0, 100.0] | heuristic:chain: 52.0% [51.0, 53.0],"
-        " won − lost +2.1% [−0.6, +4.7] (5,000 games, `eval.batched`, seeds from 1000) |"
-        " not sure | 1 min |"
+    path = tmp_path / "benchmark.yaml"
+    path.write_text(json.dumps({"games": 10, "rows": [row]}))
+    with pytest.raises(ConfigError, match="seeds"):
+        readme_figures.load_benchmark(path)
+    path.write_text(
+        json.dumps(
+            {
+                "games": 10,
+                "rows": [{**row, "seeds": ["a", "b", "c"], "against": ["random", "random"]}],
+            }
+        )
     )
+    with pytest.raises(ConfigError, match="one reference team"):
+        readme_figures.load_benchmark(path)
+
+
+def test_rows_give_each_seed_the_seeds_together_and_the_verdict_of_the_measure(tmp_path):
+    """Three "seeds" (here the chain heuristic) against two opponents, and three random teams
+    against the focal team: each row's verdict is its pooled paired interval's, and the counts of
+    seeds holding on their own are those of the report."""
+    seeds = ["s0.pt", "s1.pt", "s2.pt"]
+    common = {"config": "c.yaml", "budget": "1 step", "seeds": seeds}
+    specs = ["heuristic:chain"] * 3
+    batched.main(
+        ["voodoo_mania_v1", *specs, "heuristic:fast", "random", "--agents", "3", "--games", "24"]
+        + ["--across-seeds", "--out", str(tmp_path / "vm")]
+    )
+    row = readme_figures.BenchmarkRow(
+        name="vm", env="voodoo_mania_v1", players=2, against=["heuristic:fast", "random"], **common
+    )
+    results = json.loads((tmp_path / "vm" / "results.json").read_text())
+    lines = readme_figures.rendered(row, results)
+    assert len(lines) == 2
+    cells = lines[1].split(" | ")
+    assert cells[2:4] == ["random", "won − lost"]
+    assert cells[5:8] == ["3 of 3", "+100.0% [+100.0, +100.0]", "yes"]
+    assert cells[-1].startswith("24, dev split, commit `")
+    batched.main(
+        ["headless_horseman_v1", "heuristic:focal", "random", "random", "random", "--games", "24"]
+        + ["--across-seeds", "--out", str(tmp_path / "hh")]
+    )
+    row = readme_figures.BenchmarkRow(
+        name="hh", env="headless_horseman_v1", players=2, against=["heuristic:focal"], **common
+    )
+    (line,) = readme_figures.rendered(
+        row, json.loads((tmp_path / "hh" / "results.json").read_text())
+    )
+    pooled = json.loads((tmp_path / "hh" / "results.json").read_text())["across_seeds"]["win"]
+    assert line.split(" | ")[7] == pooled["pooled"]["verdict"] == "no"
+    assert readme_figures.table(tmp_path, readme_figures.Benchmark(games=24, rows=[row]))

@@ -2,21 +2,25 @@
 
     python -m train.results runs/train/<run> [...] [--readme README.md] [--curves docs/training]
     python -m train.results --across-seeds runs/train/<name>-seed0 runs/train/<name>-seed1 ...
+    python -m train.results --split test runs/train/<name>-seed0 ... [--games N] [--out DIR]
 
-Reads each run's final evaluation (``evaluation/results.json``), its ``metrics.csv`` (steps
-trained) and its config. Cooperative games compare team win rates (the trained policy in every
-seat, a random team, the best heuristic team, each with the game's own figure such as stuns;
-"beats it?" is *yes* when the two win-rate intervals do not overlap); competitive games give
-the trained seat's head-to-head win rate against random play and against the heuristic it fares
-worst against (ties count as a win for both; *yes* when the interval lies above 50%).
-Wall-clock is from the run's ``config.yaml`` being written to its final checkpoint being
-written. ``--readme`` rewrites the README's ``training`` block;
+``--split dev`` (the default) reads each run's final evaluation (``evaluation/results.json``,
+played on the dev split), its ``metrics.csv`` (steps trained) and its config. Cooperative games
+compare team win rates (the trained policy in every seat, a random team, the best heuristic
+team, each with the game's own figure such as stuns as a diagnostic); competitive games give
+the trained seat's head-to-head win rate against random play and against the heuristic it
+fares worst against. The verdict is the one rule of every table (:func:`eval.stats.verdict`):
+the paired difference of the game's measure on the same deals (the trained team's win rate
+minus the best heuristic team's; the trained seat's won − lost) lies above 0 (*yes*), below 0
+(*no*) or neither (*not sure*). Wall-clock is from the run's ``config.yaml`` being written to
+its final checkpoint being written. ``--readme`` rewrites the README's ``training`` block;
 ``--curves`` draws each run's learning curve there as ``<run name without -seed>.png``.
 ``--across-seeds`` summarises finished runs of one config with different seeds instead
 (:func:`seed_table`; ``python -m train --seeds`` prints it after its runs), with each seed's
 steps and a warning when the seeds' budgets differ or fewer than :data:`MIN_SEEDS` are given.
+``--split test`` plays the runs (seeds of one torch config) on the test split instead, as the
+README's rows (:func:`test_table`).
 """
-
 from __future__ import annotations
 
 import argparse
@@ -30,18 +34,22 @@ import yaml
 
 from envs.core.docs import update_file
 from envs.core.errors import ConfigError, run_command
-from eval.stats import MIN_SEEDS, bootstrap_mean_interval
-from train import runfolder
+from eval import batched, splits
+from eval.harness import Lineup
+from eval.stats import MIN_SEEDS, bootstrap_mean_interval, verdict
+from train import readme_figures, runfolder
 from train.runlog import plot_learning_curve, read_metrics
 
 FINALS = ("final.pt", "final.zip", "final_rllib")  # a finished run's checkpoint, by trainer
 COOPERATIVE = (
     "| game | trainer | trained team [95% CI] | random team | best heuristic team [95% CI] "
-    "| beats it? | training |\n|---|---|---|---|---|---|---|"
+    "| trained − heuristic win rate, paired [95% CI] | verdict | training | deals |"
+    "\n|---|---|---|---|---|---|---|---|---|"
 )
 COMPETITIVE = (
     "| game | trainer | trained seat vs random [95% CI] | vs its hardest heuristic [95% CI] "
-    "| beats it? | training |\n|---|---|---|---|---|---|"
+    "| won − lost, paired [95% CI] | verdict | training | deals |"
+    "\n|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -58,11 +66,6 @@ def with_figure(rate: dict, row: dict) -> str:
         figure = row[name]
         text += f"; {figure['mean']:.2f} {name} [{figure['low']:.2f}, {figure['high']:.2f}]"
     return text
-
-
-def verdict(low: float, high: float, line: float) -> str:
-    """Whether a 95% interval lies above ``line`` (yes), below it (no) or across it (not sure)."""
-    return "yes" if low > line else "no" if high < line else "not sure"
 
 
 @contextlib.contextmanager
@@ -152,36 +155,70 @@ def _run_row(folder: Path) -> tuple[bool, str]:
     final = next(p for p in (folder / "final.pt", folder / "final.zip") if p.is_file())
     minutes = (final.stat().st_mtime - (folder / "config.yaml").stat().st_mtime) / 60
     training = training_cell(config, steps, minutes)
-    row = "| " + " | ".join([game_name(config), config["trainer"], *cells(results), training])
+    *comparison, deals = cells(results)
+    row = "| " + " | ".join([game_name(config), config["trainer"], *comparison, training, deals])
     return results["cooperative"], row + " |"
 
 
 def cells(results: dict) -> list[str]:
     """The comparison cells of a row, from an evaluation's ``results.json`` whose first agent is
-    the trained one: cooperative, the trained, random and best heuristic teams and the verdict;
-    competitive, the trained seat against random play and its hardest heuristic, and the
-    verdict."""
+    the trained one: cooperative, the trained, random and best heuristic teams, then the
+    trained team's win rate minus the best heuristic team's on the same deals; competitive,
+    the trained seat against random play and its hardest heuristic, then its won − lost
+    against that heuristic. The verdict is the paired difference's (:func:`eval.stats.verdict`),
+    and the last cell names the deals (the split and the games)."""
     rates = evaluation_rates(results)
     trained = results["config"]["agents"][0]
     heuristics = {k: v for k, v in rates.items() if k.startswith("heuristic:")}
+    config = results["config"]
+    deals = f"{config.get('split', 'dev')} split, {config['games']:,} games"
     if results["cooperative"]:
         best = max(heuristics, key=lambda k: heuristics[k]["rate"])
-        mine, theirs = rates[trained], heuristics[best]
-        beats = verdict(mine["low"] - theirs["high"], mine["high"] - theirs["low"], 0.0)
         team = {row["lineup"][0]: row for row in results["rows"] if len(row["lineup"]) == 1}
+        difference = paired_win(results, trained, best)
         return [
-            with_figure(mine, team[trained]),
+            with_figure(rates[trained], team[trained]),
             with_figure(rates["random"], team["random"]),
-            f"{best}: {with_figure(theirs, team[best])}",
-            beats,
+            f"{best}: {with_figure(heuristics[best], team[best])}",
+            signed(difference),
+            verdict(difference["low"], difference["high"]),
+            deals,
         ]
     hardest = min(heuristics, key=lambda k: heuristics[k]["rate"])
-    versus = heuristics[hardest]
+    difference = won_minus_lost(results, trained, hardest)
     return [
         percent(rates["random"]),
-        f"{hardest}: {percent(versus)}",
-        verdict(versus["low"], versus["high"], 0.5),
+        f"{hardest}: {percent(heuristics[hardest])}",
+        signed(difference),
+        verdict(difference["low"], difference["high"]),
+        deals,
     ]
+
+
+def signed(m: dict) -> str:
+    return f"{100 * m['mean']:+.1f}% [{100 * m['low']:+.1f}, {100 * m['high']:+.1f}]"
+
+
+def paired_win(results: dict, trained: str, other: str) -> dict:
+    """The trained team's win rate minus ``other``'s team's, deal by deal (the evaluation's
+    paired differences)."""
+    players = results["config"]["players"][0]
+    mine, theirs = (Lineup("team", (a,), (players,)).label() for a in (trained, other))
+    return next(
+        p["win"]
+        for p in results["paired"]
+        if p["players"] == players and (p["a"], p["b"]) == (mine, theirs)
+    )
+
+
+def won_minus_lost(results: dict, trained: str, other: str) -> dict:
+    """The trained seat's wins minus ``other``'s, game by game (a head-to-head row's paired
+    difference, turned round when ``other`` is listed first)."""
+    row = next(r for r in results["rows"] if set(r["lineup"]) == {trained, other})
+    m = row["win_difference"]
+    if row["lineup"][0] == trained:
+        return m
+    return {"mean": -m["mean"], "low": -m["high"], "high": -m["low"]}
 
 
 def game_name(config: dict) -> str:
@@ -296,6 +333,35 @@ def seed_measures(results: dict, rates: dict[str, dict]) -> dict[str, float]:
     return {f"win rate vs {o}": float(rate["rate"]) for o, rate in sorted(rates.items())}
 
 
+def test_table(folders: list[Path], games: int, out: Path) -> str:
+    """The runs (seeds of one torch config, :data:`MIN_SEEDS` or more) played on the test
+    split by ``python -m eval.batched`` into ``out/<name>/``, as the README's rows
+    (:mod:`train.readme_figures`): against the best heuristic team of their final evaluation
+    (cooperative), or against random play and every heuristic (competitive)."""
+    runs = [finished_run(folder) for folder in folders]
+    config, results, rates, _ = runs[0]
+    heuristics = sorted(k for k in rates if k.startswith("heuristic:"))
+    if results["cooperative"]:
+        against = [max(heuristics, key=lambda k: rates[k]["rate"])]
+    else:
+        against = [*heuristics, "random"]
+    finals = [folder / "final.pt" for folder in folders]
+    if not all(final.is_file() for final in finals):
+        raise ConfigError("--split test plays torch runs (final.pt) on the batched engine")
+    row = readme_figures.BenchmarkRow(
+        name=config["name"].rsplit("-seed", 1)[0],
+        env=config["env"],
+        players=config["num_players"],
+        config=f"{folders[0] / 'config.yaml'}",
+        budget=", ".join(f"{run[3]:,}" for run in runs) + " learner steps",
+        seeds=[str(final) for final in finals],
+        against=against,
+    )
+    batched.main(row.argv(games, out))
+    played = json.loads((out / row.name / "results.json").read_text())
+    return "\n".join([readme_figures.HEADER, *readme_figures.rendered(row, played)])
+
+
 def table(folders: list[Path]) -> str:
     """A cooperative and a competitive table (each only if some run needs it)."""
     rows = [run_row(folder) for folder in folders]
@@ -317,7 +383,26 @@ def main(argv: list[str] | None = None) -> str:
         action="store_true",
         help="the runs are seeds of one config: print their table across the seeds",
     )
+    parser.add_argument(
+        "--split",
+        default=splits.TRAINING_SPLIT,
+        help="dev: the runs' final evaluations; test: play the runs (seeds of one torch config) "
+        "on the test split with eval.batched, as the README's rows",
+    )
+    parser.add_argument("--games", type=int, default=5000, help="--split test: games per row")
+    parser.add_argument(
+        "--out", type=Path, default=Path("runs/results"), help="--split test: the reports' root"
+    )
     args = parser.parse_args(argv)
+    splits.get(args.split)
+    if args.split != splits.TRAINING_SPLIT:
+        if args.across_seeds or args.readme or args.curves:
+            raise ConfigError(
+                "--split test prints the README's rows: no --across-seeds, --readme or --curves"
+            )
+        text = test_table(args.runs, args.games, args.out)
+        print(text)
+        return text
     if args.across_seeds:
         text = seed_table(args.runs)
         print(text)
