@@ -1,4 +1,4 @@
-"""Recurrent policies as batched agents (issue 30, item 1): one memory per row and seat, the
+"""Recurrent policies as batched agents: one memory per row and seat, the
 same decisions as the per-game ``torch:`` agent, cleared when a row's game starts again."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The auxiliary belief target (issue 30, item 2): a head on the actor's features predicts the
+"""The auxiliary belief target: a head on the actor's features predicts the
 other seats' hidden hands from ``state()``, in training only."""
 
 from __future__ import annotations

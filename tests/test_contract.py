@@ -1,5 +1,5 @@
-"""The environment contract every game keeps (issue 11): truncation, errors that pickle, what
-counts as an action, option types, steps after the end, and penalties (issue 17)."""
+"""The environment contract every game keeps: truncation, errors that pickle, what
+counts as an action, option types, steps after the end, and penalties."""
 
 from __future__ import annotations
 

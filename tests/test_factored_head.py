@@ -1,4 +1,4 @@
-"""The factored play head of Hocus Pocus (``head: factored``, issue 12): the flat action layout
+"""The factored play head of Hocus Pocus (``head: factored``): the flat action layout
 with the flat mask, features read from the right bits of the observation, a checkpoint that
 loads and plays as a ``torch:`` agent, configs refused naming the field, and cloning that learns
 card play better than the flat head."""

@@ -1,4 +1,4 @@
-"""The batched Hexenflug engine is the reference rules (issue 15, part 2).
+"""The batched Hexenflug engine is the reference rules.
 
 States come from reference games of random and heuristic play at every player count and option
 set that changes a rule; each is converted to a tensor row, every legal action is applied by both

@@ -266,7 +266,7 @@ def test_new_games_are_reference_deals(n):
 
 
 def test_lowest_legal_policy_is_truncated_at_max_steps():
-    """The degenerate policy that never lands (issue 11) ends every row at ``max_steps``,
+    """The degenerate policy that never lands ends every row at ``max_steps``,
     reported as truncation."""
     benv = envs.make_batched("hexenflug_v1", num_players=2, batch_size=8, max_steps=300)
     out = benv.reset(seed=0)

@@ -54,7 +54,7 @@ def _random(rng: np.random.Generator, mask: np.ndarray) -> int:
 
 
 def _lowest(rng: np.random.Generator, mask: np.ndarray) -> int:
-    """The degenerate policy of issue 11: it never lands and crashes forever."""
+    """The degenerate policy: it never lands and crashes forever."""
     return int(np.flatnonzero(mask)[0])
 
 

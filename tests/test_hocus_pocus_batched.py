@@ -1,4 +1,4 @@
-"""The batched Hocus Pocus engine equals the reference rules (issue 16, part 2).
+"""The batched Hocus Pocus engine equals the reference rules.
 
 Reference states reached by random and heuristic play are converted into tensor rows; every
 chance-free AEC step must give exactly the reference's next state, rewards, observation, mask and

@@ -77,8 +77,8 @@ def test_quitting_or_the_end_of_input_saves_nothing():
 @pytest.mark.parametrize("env_id", [i for i in envs.ids() if envs.spec(i).parallel])
 def test_simultaneous_choices_stay_hidden_until_everyone_chose(env_id):
     """The person in the last seat sees the table before the others' hidden choices are
-    shown; those appear only after the step resolves, and only as their public text (issue 31:
-    "player_0 plays a card face down", not the card)."""
+    shown; those appear only after the step resolves, and only as their public text
+    ("player_0 plays a card face down", not the card)."""
     person = Person(stop_after=1)
     play(env_id, 3, 2, person)
     before_first_decision = person.text.split("your legal actions:")[0]

@@ -1,4 +1,4 @@
-"""The newer heuristics play their own ideas (issue 12, item 3): one built table per idea, on
+"""The newer heuristics play their own ideas: one built table per idea, on
 which the new heuristic chooses what its idea says and the game's other heuristics choose
 otherwise. Rulebook sections are those of ``shared/rules/<game>.txt``."""
 

@@ -1,4 +1,4 @@
-"""Other-Play in the torch trainer (issue 30, item 3): each game and seat plays through its own
+"""Other-Play in the torch trainer: each game and seat plays through its own
 relabeling, drawn when the game starts; the games step with the real actions."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Prioritized fictitious self-play on the batched engine (issue 30, item 4): each new game draws
+"""Prioritized fictitious self-play on the batched engine: each new game draws
 its opponent from the pool by how often the learner lost to it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A heuristic as a prior of the PyTorch policy (``prior``, issue 12): the prior adds its weight
+"""A heuristic as a prior of the PyTorch policy (``prior``): the prior adds its weight
 to exactly the heuristic's action, a strong prior plays the heuristic's moves, the learnt weight
 survives a checkpoint, the trainer learns the weight, and configs that cannot have a prior are
 refused naming the field."""

@@ -1,4 +1,4 @@
-"""Every figure with an interval in README.md comes from a shipped report (issue 32, item 6):
+"""Every figure with an interval in README.md comes from a shipped report:
 some ``report.md`` or ``results.json`` under docs/results/ prints it, and the training table is
 the one :mod:`train.readme_figures` renders from the shipped checkpoints' evaluations."""
 

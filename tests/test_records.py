@@ -1,4 +1,4 @@
-"""Game records (issue 13): format, replay check, size budget and bad input."""
+"""Game records: format, replay check, size budget and bad input."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from agents import HEURISTICS, make_agent
 from eval import records
 from eval.play import play_game
 
-BUDGET = 200  # bytes per step, on average (issue 13)
+BUDGET = 200  # bytes per step, on average
 
 
 def record_games(env_id: str, spec: str, seeds, players: int = 3, **options):
@@ -251,7 +251,7 @@ def test_selection_keeps_best_worst_then_first_seeds_whatever_the_chunks():
 
 
 def test_where_less_is_better_the_best_game_is_the_lowest_score():
-    """The Horseman's scares, Voodoo Mania's points: best is the least (issue 31)."""
+    """The Horseman's scares, Voodoo Mania's points: best is the least."""
     games = [kept(s, seed) for seed, s in enumerate([3, 9, 1, 9, 5, 1, 4])]
     chosen = records.select(games, 3, lower_is_better=True)
     assert [(k.seed, why) for k, why in chosen] == [(2, "best"), (1, "worst"), (0, "first seeds")]

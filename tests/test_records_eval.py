@@ -1,4 +1,4 @@
-"""Evaluations that save games (issue 13): ``save_games: N`` in an evaluation config."""
+"""Evaluations that save games: ``save_games: N`` in an evaluation config."""
 
 from __future__ import annotations
 

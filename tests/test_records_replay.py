@@ -1,4 +1,4 @@
-"""Terminal replay of records (issue 13): ``python -m eval.replay FILE``."""
+"""Terminal replay of records: ``python -m eval.replay FILE``."""
 
 from __future__ import annotations
 

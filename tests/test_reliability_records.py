@@ -1,4 +1,4 @@
-"""Records, replay, viewer and human play against hostile input (issue 29, items 5, 7, 8, 10):
+"""Records, replay, viewer and human play against hostile input:
 sizes checked before anything is made, output paths checked before a game is played, one-line
 errors for broken files, prompts that survive any answer, Ctrl-C without a traceback and a page
 that no record text can break."""

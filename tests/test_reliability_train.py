@@ -1,4 +1,4 @@
-"""Training and config loading under hostile input (issue 29): a fresh run clears only a folder a
+"""Training and config loading under hostile input: a fresh run clears only a folder a
 run marked as its own; YAML aliases cannot hang validation or flood the message; every numeric
 field of the training config has a finite, sane range; bad bytes, damaged sidecars, damaged run
 folders and Ctrl-C give one line; a checkpoint cannot declare a network larger than its weights

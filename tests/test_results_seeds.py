@@ -1,4 +1,4 @@
-"""The table across seeds (python -m train.results --across-seeds, issue 32 item 3): each seed's
+"""The table across seeds (python -m train.results --across-seeds): each seed's
 steps, warnings for unequal budgets and too few seeds, no interval over one seed, and one-line
 errors for mixed configs and missing or unfinished run folders. Run folders are made here with
 only what the table reads."""

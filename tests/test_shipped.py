@@ -1,4 +1,4 @@
-"""Shipped checkpoints (issue 17): every ``checkpoints/<name>.pt`` (PyTorch) or ``<name>.zip``
+"""Shipped checkpoints: every ``checkpoints/<name>.pt`` (PyTorch) or ``<name>.zip``
 (SB3) comes with ``configs/eval/trained/<name>.yaml`` that replays its README row's evaluation,
 and loads as a ``torch:`` or ``sb3:`` agent that plays legal games."""
 

@@ -1,4 +1,4 @@
-"""What the agent thought (issue 31, item 4): policy agents explain their decisions, evaluation
+"""What the agent thought: policy agents explain their decisions, evaluation
 stores the explanations in saved records (``p`` and ``v``) when asked, and nothing else changes."""
 
 from __future__ import annotations

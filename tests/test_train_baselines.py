@@ -1,4 +1,4 @@
-"""Training's final evaluation (issue 32, item 5): the config's opponents among the baselines,
+"""Training's final evaluation: the config's opponents among the baselines,
 the baseline teams played once and reused, the game's own (unshaped) returns."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""PPO on the batched engines (issue 15, part 4): configs, advantages across opponents' moves,
+"""PPO on the batched engines: configs, advantages across opponents' moves,
 tiny runs whose checkpoints play in the harness, and learning on a small case."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""PPO on a batched competitive table (issue 15, part 4): the learner's decisions alone train the
+"""PPO on a batched competitive table: the learner's decisions alone train the
 policy and the critic, and their advantages are those of the single-agent view, where the
 opponents' moves happen inside one step."""
 
@@ -122,7 +122,7 @@ def test_a_rollout_stopping_on_an_opponents_move_leaves_the_last_decision_out():
     decision to bootstrap from (the critic never values the opponents' moves), so it and the
     steps after it are left out (advantage 0, settled 0), and the earlier decisions bootstrap from
     its value, as if the rollout had stopped at it. Bootstrapped from the unvalued opponent's
-    position instead, Hexenflug's learner learnt to hand over its turn early (issue 15)."""
+    position instead, Hexenflug's learner learnt to hand over its turn early."""
     torch.manual_seed(3)
     steps, gamma, lam = 7, 0.9, 0.7
     learners = torch.tensor([1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0])[:, None]

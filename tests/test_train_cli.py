@@ -1,4 +1,4 @@
-"""The training CLI (issue 17): --set reads values as YAML 1.2 numbers and dotted option keys,
+"""The training CLI: --set reads values as YAML 1.2 numbers and dotted option keys,
 run folders named by seed, seed sweeps with a table across seeds, checkpoints that record what
 they were trained with, and the final evaluation on the baselines' seeds."""
 

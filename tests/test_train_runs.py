@@ -1,4 +1,4 @@
-"""Run folders (issue 11): nothing in a run folder can run code when loaded, resumes continue
+"""Run folders: nothing in a run folder can run code when loaded, resumes continue
 the saved run or refuse, fresh runs start clean, one run per folder, readable metrics."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The bridge's reward-shaping hook (issue 17): a callable of the game state and the move."""
+"""The bridge's reward-shaping hook: a callable of the game state and the move."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Imitation warm start and the curriculum over game options (issue 12): bad input refused
+"""Imitation warm start and the curriculum over game options: bad input refused
 before any work, both trainers and both engines run them, the options change at the threshold,
 and cloning a heuristic gives a policy that plays like it."""
 

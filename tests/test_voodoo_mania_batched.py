@@ -1,4 +1,4 @@
-"""The batched Voodoo Mania engine equals the reference rules (issue 16).
+"""The batched Voodoo Mania engine equals the reference rules.
 
 Reference states reached by random and heuristic play are converted into tensor rows; every
 chance-free AEC step (a tick with at most one play and no new deal) must give exactly the

@@ -1,6 +1,6 @@
 """Batched Voodoo Mania through ``envs.make_batched``: baselines equal to the reference
 heuristics, game-length and winner distributions equal to the reference's, and the BatchedEnv
-contract (issue 16)."""
+contract."""
 
 from __future__ import annotations
 

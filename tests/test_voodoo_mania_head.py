@@ -1,4 +1,4 @@
-"""The factored head of Voodoo Mania (``head: factored``, issue 30): features that count a play's
+"""The factored head of Voodoo Mania (``head: factored``): features that count a play's
 follow-ups as chain does, logits in the flat layout that follow the hand's slots, a checkpoint
 that plays, and cloning that learns chain's choice between normal plays better than a flat head;
 and the diagnostic that finds where a player departs from chain."""

@@ -1,6 +1,6 @@
-"""The cooperative-AI protocol (python -m eval.zsc, issue 12 item 4): config checks, the seat
+"""The cooperative-AI protocol (python -m eval.zsc): config checks, the seat
 compositions it plays, the self-play / cross-play ratio on a constructed case, and a whole run
-on the Headless Horseman at 2 players with seeds trained for a few hundred steps. Issue 32:
+on the Headless Horseman at 2 players with seeds trained for a few hundred steps; then
 budgets in steps (max_minutes refused), --quick shortening training, the time estimate, and
 finished checkpoints played instead of training."""
 

@@ -1,4 +1,4 @@
-"""The training-methods table (``python -m eval.zsc.methods``, issue 30): a row per protocol run
+"""The training-methods table (``python -m eval.zsc.methods``): a row per protocol run
 with its own figures, the README block rewritten, and runs that do not compare refused."""
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ def critic_loss(
     view. Trained on the opponents' moves too, the critic must tell a position from the same
     position with the other seat to move by the ``actor`` field alone (the learner's view of an
     opponent's examination looks like its own), and the blur biases the advantages that
-    bootstrap from it: Hexenflug's learner learnt to skip its examinations (issue 15)."""
+    bootstrap from it: Hexenflug's learner learnt to skip its examinations."""
     return 0.5 * (weight * (predicted - returns).pow(2)).sum() / weight.sum().clamp(min=1.0)
 
 
