@@ -47,3 +47,16 @@ def test_decoder_errors_are_clear():
         envs.layout("hexenflug_v1", kind="hidden")
     with pytest.raises(envs.ConfigError, match="'observation' entry"):
         envs.decode("hexenflug_v1", {"obs": np.zeros(size)})
+
+
+def test_a_layout_prints_its_fields_and_slices_like_a_sequence():
+    layout = envs.layout("hexenflug_v1")
+    text = repr(layout)
+    assert text.startswith(f"Layout({len(layout)} fields, {layout.size} entries)")
+    assert "  [0:6] phase (6): one-hot phase" in text
+    first, second = layout[0:2]
+    assert (first, second) == (layout[0], layout[1]) and first.name == "phase"
+    assert layout[-1] == layout.fields[-1] and list(layout) == list(layout.fields)
+    assert layout["phase"] == slice(0, 6) and "phase" in layout and "nothing" not in layout
+    with pytest.raises(KeyError, match="no field 'nothing'; the fields are"):
+        layout["nothing"]
