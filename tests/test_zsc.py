@@ -270,6 +270,7 @@ def test_quick_divides_each_seeds_training_in_folders_of_its_own(train_file, mon
     assert short.final_eval_games == full.final_eval_games == 1
     assert (full.folder.name, short.folder.name) == ("tiny-seed1", "tiny-quick-seed1")
     assert changes[:2] == ["total_steps 128 -> 12 (divided by 10)", "warm_start.games 30 -> 3"]
+    assert quick.out == f"{config.out}-quick" and changes[-1].endswith(f"-> {quick.out}")
 
     def stop(config, games, quiet):
         raise RuntimeError(config.train_config(0).total_steps, games)

@@ -260,9 +260,13 @@ def quick_config(config: ZscConfig) -> tuple[ZscConfig, list[str]]:
     """What ``--quick`` trains, and each change as text: every seed's ``total_steps`` and a
     warm start's games divided by :data:`QUICK_DIVISOR`, the final evaluation cut to
     :data:`QUICK_GAMES` games, in run folders of their own (``<name>-quick-seed<k>``) so a
-    quick seed is never reused as a full one. Given checkpoints train nothing: no change."""
+    quick seed is never reused as a full one; the report goes to a folder of its own
+    (``<out>-quick``), never over a full run's. Given checkpoints train nothing: only the
+    report's folder changes."""
+    out = f"{str(config.out).rstrip('/')}-quick"
+    moved = f"report {config.out} -> {out}"
     if config.checkpoints is not None:
-        return config, []
+        return parse_zsc_config({**config.model_dump(), "out": out}, "--quick"), [moved]
     base = config.train_config(config.seeds[0])
     name = base.name.removesuffix(f"-seed{base.seed}")
     steps = max(1, base.total_steps // QUICK_DIVISOR)
@@ -277,12 +281,13 @@ def quick_config(config: ZscConfig) -> tuple[ZscConfig, list[str]]:
         f"total_steps {base.total_steps:,} -> {steps:,} (divided by {QUICK_DIVISOR})",
         f"final_eval_games {base.final_eval_games:,} -> {final:,}",
         f"run folders {name}-seed<k> -> {name}-quick-seed<k>",
+        moved,
     ]
     if base.warm_start is not None:
         games = max(1, base.warm_start.games // QUICK_DIVISOR)
         overrides["warm_start"] = {**base.warm_start.model_dump(mode="json"), "games": games}
         changes.insert(1, f"warm_start.games {base.warm_start.games:,} -> {games:,}")
-    data = {**config.model_dump(), "train_overrides": overrides}
+    data = {**config.model_dump(), "train_overrides": overrides, "out": out}
     return parse_zsc_config(data, "--quick"), changes
 
 
