@@ -72,6 +72,7 @@ def load_torch_agent(path: str, env_id: str, seed: int | None = None, sample: bo
     except Exception as err:  # loaded safely, but missing keys or mismatched sizes
         raise ConfigError(f"cannot load torch checkpoint {path!r}: {err}") from err
     _check(meta, env_id, file)
+    torch_policy.inference_threads()
     return torch_policy.TorchAgent(net, f"torch:{path}", sample=sample, seed=seed)
 
 
@@ -91,7 +92,9 @@ def load_sb3_agent(path: str, env_id: str, seed: int | None = None):
         raise ConfigError(f"{str(meta_file)!r} must hold a JSON object")
     _check(meta, env_id, file)
     weights = read_sb3_policy(file)
-    return sb3_policy.SB3Agent.from_weights(weights, meta, f"sb3:{path}")
+    agent = sb3_policy.SB3Agent.from_weights(weights, meta, f"sb3:{path}")
+    _imports("torch").inference_threads()
+    return agent
 
 
 def read_sb3_policy(file: Path) -> bytes:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib
 import io
 import math
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -376,6 +377,38 @@ def _declared(data: dict[str, Any], where: str) -> dict[str, Any]:
         "prior_weight": weight,
         "num_players": size("num_players", data.get("num_players", 0), 0),
     }
+
+
+THREADS_VARIABLE = "CAULDRON_TORCH_THREADS"
+_threads_chosen = False
+
+
+def choose_threads(threads: int) -> None:
+    """Run torch on ``threads`` threads from now on, chosen by a command or a trainer (its
+    ``threads`` option): policy agents made later keep it (:func:`inference_threads`)."""
+    global _threads_chosen
+    torch.set_num_threads(threads)
+    _threads_chosen = True
+
+
+def inference_threads() -> int:
+    """Set torch's threads for one-observation inference, unless a command chose them
+    (:func:`choose_threads`), and return them: the :data:`THREADS_VARIABLE` environment
+    variable's count when set, else 1. A policy agent decides on one observation at a time, and
+    these small networks run that several times slower on many threads than on one (starting
+    the threads costs more than the sums). Called when a ``torch:`` or ``sb3:`` agent is made."""
+    if _threads_chosen:
+        return torch.get_num_threads()
+    wanted = os.environ.get(THREADS_VARIABLE, "1")
+    try:
+        threads = int(wanted)
+    except ValueError:
+        raise ConfigError(f"{THREADS_VARIABLE} must be a whole number, got {wanted!r}") from None
+    if threads < 1:
+        raise ConfigError(f"{THREADS_VARIABLE} must be at least 1, got {threads}")
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    return threads
 
 
 class TorchAgent:

@@ -57,6 +57,7 @@ from tqdm import tqdm
 
 import envs
 from agents.batched import BatchedNet, BatchedPolicy, PerGameAgents, make_batched_agent
+from agents.torch_policy import choose_threads
 from envs.core.batched import MAX_SEED, RowStreams, row_seeds
 from envs.core.errors import ConfigError
 from envs.core.folders import lock_folder
@@ -508,7 +509,7 @@ def main(argv: list[str] | None = None) -> list[str]:
         )
     check_counts(args.games, args.seed or 0, args.chunk)
     args.seed = splits.first_seed(args.split, args.seed, args.games)
-    torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    choose_threads(args.threads or os.cpu_count() or 1)
     options: dict[str, Any] = {}
     for pair in args.set:
         apply_override(options, pair)

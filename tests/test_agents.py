@@ -10,6 +10,7 @@ import pytest
 
 import envs
 from agents import HEURISTICS, make_agent
+from envs.core.errors import ConfigError
 from eval.play import play_team
 
 BASELINES = [
@@ -138,3 +139,28 @@ def test_sb3_checkpoint_plays_legally_from_weights_alone(tmp_path):
     _play_with(envs.make(env_id, num_players=3), agent, range(2))
     with pytest.raises(envs.ConfigError, match="trained for 'headless_horseman_v1'"):
         make_agent(f"sb3:{path}", "voodoo_mania_v1")
+
+
+def test_a_policy_agent_runs_on_one_thread_unless_a_command_or_the_variable_chose(monkeypatch):
+    import torch
+
+    from agents import torch_policy
+
+    monkeypatch.setattr(torch_policy, "_threads_chosen", False)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        make_agent("torch:checkpoints/hexenflug_torch.pt", "hexenflug_v1")
+        assert torch.get_num_threads() == 1
+        monkeypatch.setenv(torch_policy.THREADS_VARIABLE, "2")
+        make_agent("torch:checkpoints/hexenflug_torch.pt", "hexenflug_v1")
+        assert torch.get_num_threads() == 2
+        monkeypatch.setenv(torch_policy.THREADS_VARIABLE, "many")
+        with pytest.raises(ConfigError, match="CAULDRON_TORCH_THREADS must be a whole number"):
+            make_agent("torch:checkpoints/hexenflug_torch.pt", "hexenflug_v1")
+        monkeypatch.delenv(torch_policy.THREADS_VARIABLE)
+        torch_policy.choose_threads(2)
+        make_agent("torch:checkpoints/hexenflug_torch.pt", "hexenflug_v1")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -185,3 +185,22 @@ def test_an_unwritable_run_folder_is_refused_before_any_work(tmp_path):
     blocker.write_text("not a folder")
     path = write_config(tmp_path, out=str(blocker))
     one_line_error(lambda: train_cli.main([path, "--quiet"]), "cannot write the run folder")
+
+
+def test_a_clock_limited_run_shows_elapsed_and_remaining_time_not_a_step_total(tmp_path, capsys):
+    import time
+
+    from train.runlog import RunLog
+
+    log = RunLog(tmp_path / "clock", plot=False)
+    log.start(total=100_000_000, deadline=time.perf_counter() + 600)
+    log.scalars(4096, {"train/mean_return": 0.5})
+    log.finish()
+    shown = capsys.readouterr().err
+    assert "elapsed" in shown and "left" in shown and "steps=4,096" in shown
+    assert "100000000" not in shown and "100,000,000" not in shown
+    plain = RunLog(tmp_path / "steps", plot=False)
+    plain.start(total=8192)
+    plain.scalars(4096, {"train/mean_return": 0.5})
+    plain.finish()
+    assert "4096/8192" in capsys.readouterr().err

@@ -15,9 +15,9 @@ def fit(config: TrainConfig, log: RunLog) -> Path:
     """Train with ``config.trainer`` (``torch``: :mod:`train.ppo`; ``sb3``: :mod:`train.sb3`;
     ``rllib``: :mod:`train.rllib`) on ``config.threads`` torch threads (0: one per core) and
     return the final checkpoint's path."""
-    import torch
+    from agents.torch_policy import choose_threads
 
-    torch.set_num_threads(config.threads or os.cpu_count() or 1)
+    choose_threads(config.threads or os.cpu_count() or 1)
     if config.trainer == "torch":
         from train.ppo import train
     elif config.trainer == "rllib":

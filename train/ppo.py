@@ -349,7 +349,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
             RuntimeWarning,
             stacklevel=2,
         )
-    log.start(total=updates * batch, done=start * batch)
+    log.start(total=updates * batch, done=start * batch, deadline=deadline)
     if saved:
         log.message(f"resumed at step {start * batch:,} (update {start})")
     elif demos is not None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import math
 import shutil
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,11 +40,14 @@ class RunLog:
         self.writer: SummaryWriter | None = None
         self.bar: tqdm | None = None
         self._done = 0
+        self._clock: tuple[float, int] | None = None
 
-    def start(self, total: int, done: int = 0) -> None:
+    def start(self, total: int, done: int = 0, deadline: float = math.inf) -> None:
         """Open the logs for a run that has ``done`` of ``total`` steps behind it: a run from
         step 0 starts new logs; a resumed one keeps the rows up to ``done`` (the saved state) and
-        drops any written after it by a run that was stopped before its next save."""
+        drops any written after it by a run that was stopped before its next save. A run with a
+        clock (``deadline``, a ``time.perf_counter()``) shows its elapsed and remaining time
+        and the steps so far, not a step total it will not reach."""
         from torch.utils.tensorboard import SummaryWriter
 
         if done:
@@ -53,8 +58,21 @@ class RunLog:
         with self.csv_path.open("w", newline="") as file:
             csv.writer(file).writerows([HEADER, *keep])
         self.writer = SummaryWriter(str(self.folder / "tb"), purge_step=done + 1 if done else None)
-        self.bar = tqdm(total=total, initial=done, unit="step", disable=self.quiet, desc="training")
         self._done = done
+        if math.isfinite(deadline):
+            seconds = max(1, round(deadline - time.perf_counter()))
+            self._clock = (time.perf_counter(), seconds)
+            self.bar = tqdm(
+                total=seconds,
+                disable=self.quiet,
+                desc="training",
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} elapsed, {remaining} left"
+                "{postfix}",
+            )
+        else:
+            self.bar = tqdm(
+                total=total, initial=done, unit="step", disable=self.quiet, desc="training"
+            )
 
     def scalars(self, step: int, values: dict[str, float]) -> None:
         if self.writer is None:
@@ -66,15 +84,25 @@ class RunLog:
             for key, value in values.items():
                 writer.writerow([step, key, value])
         if self.bar is not None:
-            self.bar.update(max(0, step - self._done))
-            self._done = max(self._done, step)
+            self._advance(step)
             shown = {
                 k.split("/")[-1]: f"{v:.3f}"
                 for k, v in values.items()
                 if k in ("train/mean_return", "eval/win_rate")
             }
+            if self._clock is not None:
+                shown = {"steps": f"{self._done:,}", **shown}
             if shown:
                 self.bar.set_postfix(shown)
+
+    def _advance(self, step: int) -> None:
+        """Move the bar to ``step`` (or, on a clock, to the seconds elapsed)."""
+        self._done = max(self._done, step)
+        if self._clock is None:
+            self.bar.update(max(0, step - self.bar.n))
+            return
+        started, seconds = self._clock
+        self.bar.update(max(0, min(seconds, round(time.perf_counter() - started)) - self.bar.n))
 
     def message(self, text: str) -> None:
         (self.bar.write if self.bar else print)(text)

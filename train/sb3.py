@@ -190,7 +190,7 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         model.policy.optimizer.load_state_dict(saved["optimizer"])
         model.num_timesteps, model._n_updates = step, int(saved["n_updates"])
         returns = saved["recent_returns"].tolist()
-    log.start(total=config.total_steps, done=step)
+    log.start(total=config.total_steps, done=step, deadline=deadline)
     if saved:
         log.message(f"resumed at step {step:,}")
     elif demos is not None:
