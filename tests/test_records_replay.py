@@ -64,7 +64,9 @@ def test_end_of_input_leaves_browse(record_file):
     def eof(_: str) -> str:
         raise EOFError
 
-    replay.browse(replay.frames(games[0]), 0, 0, eof, lambda _: None)
+    said: list[str] = []
+    replay.browse(replay.frames(games[0]), 0, 0, eof, said.append)
+    assert len(said) == 1 and said[0].startswith("--- step 0/")
 
 
 def test_bad_arguments_and_bad_records_are_one_line_errors(record_file):

@@ -117,9 +117,17 @@ def test_an_address_where_ray_does_not_answer_fails_within_seconds(monkeypatch, 
 
 
 def test_an_address_that_speaks_http2_passes_the_probe():
-    with local_server(http2_server) as address:
-        executors.check_address(address)
-        executors.check_address(f"ray://{address}")
+    """The probe opens with HTTP/2's connection preface, and a SETTINGS frame back is enough."""
+    prefaces: list[bytes] = []
+
+    def recording(connection: socket.socket) -> None:
+        prefaces.append(connection.recv(24))
+        http2_server(connection)
+
+    with local_server(recording) as address:
+        for given in (address, f"ray://{address}"):
+            assert executors.check_address(given) is None
+    assert prefaces == [b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"] * 2
 
 
 # ------------------------------------------------------------------ the output folder
