@@ -294,8 +294,8 @@ def test_the_estimate_uses_a_measured_rate_and_counts_only_seeds_to_train(tmp_pa
     config = parse_zsc_config(protocol(train))
     configured, lines = zsc.estimate(config, 10, probe=False)
     assert lines[0].startswith("estimate: about ") and "3 of 3 seeds to train" in lines[1]
-    configured = zsc_runs.SPEEDS["headless_horseman_v1"].steps_per_second
-    assert f"{configured:,.0f} steps/s configured for headless_horseman_v1" in lines[1]
+    speed = zsc_runs.SPEEDS["headless_horseman_v1"].steps_per_second
+    assert f"{speed:,.0f} steps/s configured for headless_horseman_v1" in lines[1]
     _, lines = zsc.estimate(config, 10)
     assert "steps/s measured now by a probe of 2 updates" in lines[1]
     assert not (tmp_path / "train").exists()  # the probe trains in a temporary folder
