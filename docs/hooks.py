@@ -33,23 +33,21 @@ def _relative(target: str, page: str) -> str:
 
 
 def reports_list(files, page: str) -> str:
-    """A Markdown list of every results report, grouped by the folder under docs/results."""
-    reports = sorted(
-        f.src_uri
-        for f in files.documentation_pages()
-        if f.src_uri.startswith("results/") and f.src_uri.endswith("/report.md")
-    )
+    """A Markdown list of every results report, grouped by its folder under docs/results (the
+    group of ``docs/results/<folder>/<name>/report.md`` is anchored ``#<folder>``)."""
+    groups: dict[str, list[str]] = {}
+    for f in files.documentation_pages():
+        parts = PurePosixPath(f.src_uri).parts
+        if parts[0] == "results" and parts[-1] == "report.md":
+            groups.setdefault("/".join(parts[1:-2]), []).append(f.src_uri)
     lines: list[str] = []
-    group = None
-    for uri in reports:
-        parts = PurePosixPath(uri).parts
-        folder = parts[1] if len(parts) > 3 else ""
-        if folder != group:
-            group = folder
-            lines += ["", f"### `{folder or 'results'}/`", ""]
-        name = PurePosixPath(uri).parent.name
-        title = _title(files.get_file_from_path(uri))
-        lines.append(f"- [`{name}`]({_relative(uri, page)}): {title}")
+    for folder in sorted(groups):
+        path = "/".join(["docs/results", folder] if folder else ["docs/results"])
+        lines += ["", f"### `{path}/` {{#{folder or 'results'}}}", ""]
+        for uri in sorted(groups[folder]):
+            name = PurePosixPath(uri).parent.name
+            title = _title(files.get_file_from_path(uri))
+            lines.append(f"- [`{name}`]({_relative(uri, page)}): {title}")
     return "\n".join(lines).strip() + "\n"
 
 
