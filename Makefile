@@ -42,5 +42,6 @@ rules-tables:
 
 # The documentation site (mkdocs.yml, docs/) into site/; a broken link or reference fails it.
 docs:
-	$(PYTHON) -m pip install --quiet -e ".[docs]"
+	@$(PYTHON) -c "import mkdocs" 2>/dev/null \
+		|| { echo 'make docs needs the docs extra: pip install -e ".[docs]"'; exit 1; }
 	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --site-dir site
