@@ -1,7 +1,7 @@
 # Cauldron tasks. PYTHON can point at another interpreter: make test PYTHON=.venv/bin/python
 PYTHON ?= python
 
-.PHONY: install quickstart demo test lint bench results docs
+.PHONY: install quickstart demo test lint bench results rules-tables docs
 
 # torch first: the CPU build on this disk; a plain "torch" requirement pulls a CUDA build.
 install:
@@ -42,5 +42,12 @@ results: install
 	done
 	$(PYTHON) -m train.readme_figures --play $(if $(QUICK),--quick,--readme README.md)
 
-docs:
+# Rewrite the generated tables (actions, observation, state, options) of every RULES.md.
+rules-tables:
 	$(PYTHON) -m envs.docs
+
+# The documentation site (mkdocs.yml, docs/) into site/; a broken link or reference fails it.
+docs:
+	@$(PYTHON) -c "import mkdocs" 2>/dev/null \
+		|| { echo 'make docs needs the docs extra: pip install -e ".[docs]"'; exit 1; }
+	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --site-dir site

@@ -14,11 +14,45 @@ from envs.core.errors import ConfigError
 
 
 def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:
-    """An agent from a spec string (see :mod:`agents.specs`): ``random``,
-    ``heuristic:<name>``, ``torch:<checkpoint>[?sample=1]``, ``sb3:<checkpoint>`` (trained
-    checkpoints; see :mod:`agents.checkpoints`), ``rllib:<checkpoint>[?sample=1]``
-    (:mod:`agents.rllib_policy`) or ``python:<package.module>:<Class>[?k=v&...]``
-    (your own class, called with the options as keyword arguments; see :mod:`agents.user`)."""
+    """The agent that a spec string names, ready to play ``env_id``.
+
+    Evaluation configs, training configs (``opponents``, ``warm_start``, ``prior``) and the
+    command lines take agents as these strings; the spec grammar is :mod:`agents.specs`.
+
+    Args:
+        spec: one of
+            ``random`` (uniform over the legal actions);
+            ``heuristic:<name>`` (one of the game's heuristics, listed in its RULES.md);
+            ``torch:<checkpoint.pt>[?sample=1]`` (a PyTorch PPO checkpoint, greedy unless
+            ``sample=1``; :mod:`agents.checkpoints`);
+            ``sb3:<checkpoint.zip>`` (an SB3 MaskablePPO checkpoint with its
+            ``.cauldron.json`` sidecar);
+            ``rllib:<checkpoint>[?sample=1]`` (an RLlib export, :mod:`agents.rllib_policy`);
+            ``python:<package.module>:<Class>[?key=value&...]`` (your own class, called with
+            the options as keyword arguments, read as YAML scalars; :mod:`agents.user`).
+        env_id: the registered environment id (``envs.ids()``) the agent will play; a
+            checkpoint must have been trained on it.
+        seed: the seed of the random agent's generator; other agents are seeded by
+            ``reset(seed)`` before every game.
+
+    Returns:
+        An object with ``reset(seed)`` and ``act(observation, action_mask) -> int``
+        (:class:`agents.base.Agent`); every seat needs its own.
+
+    Raises:
+        ConfigError: an unknown kind of spec, an unknown heuristic for ``env_id`` (the message
+            lists the available ones), a bad option, a checkpoint that is missing, cannot be
+            read, or was trained for another game or observation size, or a ``torch:`` or
+            ``sb3:`` spec without the ``train`` extra installed.
+        AgentError: a ``python:`` spec that cannot be imported or is not an agent.
+
+    Example:
+        ```python
+        agent = make_agent("heuristic:greedy", "hocus_pocus_v1")
+        agent.reset(seed=0)
+        action = agent.act(obs["observation"], obs["action_mask"])
+        ```
+    """
     parsed = parse_spec(spec)
     if parsed.kind == "python":
         return load_python_agent(spec, parsed.target, parsed.options)

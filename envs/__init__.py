@@ -1,8 +1,10 @@
 """Cauldron: multi-agent RL environments from four witch-themed tabletop games.
 
-import envs
-env = envs.make("hocus_pocus_v1", num_players=4)
-gymnasium.make("cauldron/hocus_pocus-v1")  # the single-agent view (registered on import)
+For example:
+
+    import envs
+    env = envs.make("hocus_pocus_v1", num_players=4)
+    gymnasium.make("cauldron/hocus_pocus-v1")  # the single-agent view (registered on import)
 """
 
 from envs.core.decode import decode, layout

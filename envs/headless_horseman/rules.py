@@ -2,7 +2,7 @@
 
 Every play round all players choose a card at once (:meth:`apply_joint`); the AEC environment asks
 them one after another (:meth:`apply` keeps each choice hidden until the last one is made). Section
-names in the docstrings are those of ``shared/rules/headless_horseman.txt``.
+names in the docstrings are those of the Return of the Headless Horseman rulebook.
 """
 
 from __future__ import annotations

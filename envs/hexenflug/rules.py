@@ -1,6 +1,6 @@
 """Hexenflug, as pure rules (no gymnasium, no pettingzoo).
 
-Section names in the docstrings are those of ``shared/rules/hexenflug.txt``. Layouts are kept as
+Section names in the docstrings are those of the Hexenflug rulebook. Layouts are kept as
 one ascending list of cards per colour; hands, the display and piles as lists of card ids.
 """
 

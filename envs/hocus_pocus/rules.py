@@ -1,7 +1,7 @@
 """Hocus Pocus: The Game, as pure rules (no gymnasium, no pettingzoo).
 
 A :class:`State` is plain data; :class:`HocusPocusRules` deals it and applies legal actions to it.
-Section names in the docstrings are those of ``shared/rules/hocus_pocus.txt``.
+Section names in the docstrings are those of the Hocus Pocus: The Game rulebook.
 
 Example (from a REPL)::
 

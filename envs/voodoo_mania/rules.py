@@ -3,7 +3,7 @@
 In every tick each player chooses wait, play or cycle (:meth:`apply_joint`; the AEC environment
 asks the seats one after another and keeps each choice hidden until the tick resolves). All
 cycles happen; among the plays one wins, by a priority drawn from the game's generator; the other
-plays stay in hand. Section names are those of ``shared/rules/voodoo_mania.txt``.
+plays stay in hand. Section names are those of the Voodoo Mania rulebook.
 """
 
 from __future__ import annotations
