@@ -12,7 +12,7 @@ seeds hold on their own, and the seeds together (their mean outcome minus the re
 by deal), whose 95% interval gives the verdict (:func:`eval.stats.verdict`: *yes* above 0, *no*
 below, otherwise *not sure* beside the smallest difference the games could detect). Progress
 figures (stuns) stand beside it as diagnostics. ``--readme`` rewrites the README's ``training``
-block.
+block and the docs site's copy (:data:`DOC_PAGE`).
 
 Every figure with a 95% interval that the README quotes (:data:`FIGURE`) must be printed by a
 report under ``docs/results/`` (``tests/test_readme_figures.py`` says which have none).
@@ -38,6 +38,7 @@ from eval.stats import MIN_SEEDS
 BENCHMARK = Path("configs/results/benchmark.yaml")
 PUBLISHED = Path("docs/results/test")
 QUICK = Path("runs/results-quick")
+DOC_PAGE = Path("docs/reports/training.md")  # the docs site's copy of the table
 QUICK_GAMES = 500
 HEADER = (
     "| game | config | against | measure | each seed, paired [95% CI] | seeds above 0 | "
@@ -256,7 +257,8 @@ def main(argv: list[str] | None = None) -> str:
     text = table(root, benchmark)
     print(text)
     if args.readme and not args.quick:
-        update_file(args.readme, {"training": text})
+        for path in (args.readme, DOC_PAGE):
+            update_file(path, {"training": text})
     return text
 
 
