@@ -288,10 +288,52 @@ def read_yaml_file(path: Path) -> Any:
     return read_yaml(text, str(path))
 
 
+BASE_KEY = "base"
+
+
+def read_config_file(path: Path, chain: tuple[Path, ...] = ()) -> Any:
+    """A config file with its ``base:`` resolved: ``base: <file>`` (relative to the file's
+    folder) names a config this one derives from; the base is read the same way (it may have a
+    base of its own), then this file's keys override it, mappings key by key (``options:
+    {x: 1}`` adds or changes one option and keeps the base's others), anything else whole;
+    the base's ``name`` is not inherited (a derived config's runs get folders of their own). A
+    missing base or a cycle is a one-line :class:`ConfigError` naming the chain of files."""
+    path = Path(path)
+    chain = (*chain, path)
+    data = read_yaml_file(path)
+    if not isinstance(data, dict) or BASE_KEY not in data:
+        return data
+    named = data.pop(BASE_KEY)
+    if not isinstance(named, str) or not named:
+        raise ConfigError(f"{path}: base must name a config file, got {named!r}")
+    base = (path.parent / named).resolve()
+    files = " -> ".join(map(str, (*chain, base)))
+    if base in {p.resolve() for p in chain}:
+        raise ConfigError(f"{path}: the bases form a cycle: {files}")
+    if not base.is_file():
+        raise ConfigError(f"{path}: base {named!r} not found (bases: {files})")
+    parent = read_config_file(base, chain)
+    if not isinstance(parent, dict):
+        raise ConfigError(f"{base}: a base config must be a mapping (bases: {files})")
+    parent.pop("name", None)
+    return merged(parent, data)
+
+
+def merged(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``override``'s keys: mappings merged key by key, anything else replaced."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
 def load_model(model: type[M], path: str | Path) -> M:
     """Read YAML ``path`` into pydantic ``model`` (``name`` defaults to the file's stem)."""
     path = Path(path)
-    data = read_yaml_file(path) or {}
+    data = read_config_file(path) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys to values")
     data.setdefault("name", path.stem)

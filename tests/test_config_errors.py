@@ -7,6 +7,7 @@ import pytest
 
 from envs.core.errors import ConfigError
 from eval.config import parse_config as parse_eval_config
+from eval.config import read_config_file
 from train.config import load_config
 
 QUICKSTART = "configs/train/quickstart.yaml"
@@ -54,3 +55,37 @@ def test_set_of_a_badly_typed_field_names_the_field(given):
     field = given.partition("=")[0]
     with pytest.raises(ConfigError, match=rf"quickstart\.yaml: .*{field}"):
         load_config(QUICKSTART, [given])
+
+
+def test_a_config_derives_from_its_base_and_overrides_it_key_by_key(tmp_path):
+    (tmp_path / "root.yaml").write_text(
+        "name: root\nenv: hocus_pocus_v1\noptions: {stun_reward: 0.2, match_reward: 0.5}\n"
+        "hidden: [64]\n"
+    )
+    (tmp_path / "mid.yaml").write_text("base: root.yaml\noptions: {match_reward: 0.0}\n")
+    (tmp_path / "leaf.yaml").write_text("base: mid.yaml\nhidden: [32, 32]\n")
+    assert read_config_file(tmp_path / "leaf.yaml") == {
+        "env": "hocus_pocus_v1",
+        "options": {"stun_reward": 0.2, "match_reward": 0.0},
+        "hidden": [32, 32],
+    }
+
+
+def test_a_missing_base_or_a_cycle_names_the_chain_of_files(tmp_path):
+    (tmp_path / "a.yaml").write_text("base: b.yaml\nenv: hocus_pocus_v1\n")
+    (tmp_path / "b.yaml").write_text("base: c.yaml\n")
+    with pytest.raises(ConfigError, match=r"b.yaml: base 'c.yaml' not found \(bases: .*a.yaml"):
+        read_config_file(tmp_path / "a.yaml")
+    (tmp_path / "c.yaml").write_text("base: a.yaml\n")
+    with pytest.raises(ConfigError, match=r"the bases form a cycle: .*a.yaml -> .*b.yaml -> "):
+        read_config_file(tmp_path / "a.yaml")
+    (tmp_path / "d.yaml").write_text("base: 3\n")
+    with pytest.raises(ConfigError, match="base must name a config file, got 3"):
+        read_config_file(tmp_path / "d.yaml")
+
+
+def test_the_partners_recipe_is_the_two_player_recipe_plus_its_population():
+    partners = load_config("configs/train/hocus_pocus_2p_partners.yaml").model_dump()
+    plain = load_config("configs/train/hocus_pocus_2p_torch.yaml").model_dump()
+    differ = {k for k in plain if plain[k] != partners[k]}
+    assert differ == {"name", "max_minutes", "self_play_every", "partners"}

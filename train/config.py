@@ -23,7 +23,7 @@ from eval.config import (
     apply_override,
     check_option_names,
     parse_model,
-    read_yaml_file,
+    read_config_file,
 )
 from eval.executors import check_address, import_ray
 
@@ -648,7 +648,7 @@ def load_config(
     given (one run of a seed sweep). Without a ``name``, the run folder is
     ``<file stem>-seed<seed>``; in a seed sweep a given name gets ``-seed<seed>`` too."""
     path = Path(path)
-    data = read_yaml_file(path) or {}
+    data = read_config_file(path) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys to values")
     for pair in overrides:

@@ -32,7 +32,7 @@ import envs
 from envs.core.docs import update_file
 from envs.core.errors import ConfigError, run_command
 from eval import batched
-from eval.config import MAX_GAMES, parse_model, read_yaml_file
+from eval.config import MAX_GAMES, parse_model, read_config_file
 from eval.stats import MIN_SEEDS
 
 BENCHMARK = Path("configs/results/benchmark.yaml")
@@ -96,7 +96,7 @@ class Benchmark(BaseModel):
 
 
 def load_benchmark(path: Path = BENCHMARK) -> Benchmark:
-    benchmark = parse_model(Benchmark, read_yaml_file(path), str(path))
+    benchmark = parse_model(Benchmark, read_config_file(path), str(path))
     for row in benchmark.rows:
         game = envs.spec(row.env)
         if game.cooperative and len(row.against) != 1:

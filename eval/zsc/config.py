@@ -34,7 +34,7 @@ from agents import HEURISTICS, make_agent
 from agents.specs import parse_spec
 from envs.core.errors import ConfigError
 from eval import splits
-from eval.config import MAX_GAMES, SEED_LIMIT, parse_model, read_yaml_file
+from eval.config import MAX_GAMES, SEED_LIMIT, parse_model, read_config_file
 from eval.stats import MIN_SEEDS
 from train.config import TrainConfig, load_config
 
@@ -295,7 +295,7 @@ def load_zsc_config(path: str | Path, overrides: dict[str, Any] | None = None) -
     """Read and validate a protocol config (``name`` defaults to the file's stem), with the
     command line's ``overrides`` of its fields applied before it is checked."""
     path = Path(path)
-    data = read_yaml_file(path) or {}
+    data = read_config_file(path) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys to values")
     data = {"name": path.stem, **data, **(overrides or {})}
