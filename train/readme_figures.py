@@ -104,10 +104,18 @@ def load_benchmark(path: Path = BENCHMARK) -> Benchmark:
     return benchmark
 
 
-def play(benchmark: Benchmark, out: Path, games: int | None = None) -> None:
-    """Play every row (:meth:`BenchmarkRow.argv`) into ``out/<name>/``."""
+def play(
+    benchmark: Benchmark, out: Path, games: int | None = None, only: list[str] | None = None
+) -> None:
+    """Play every row (or the rows named in ``only``; :meth:`BenchmarkRow.argv`) into
+    ``out/<name>/``."""
+    names = [row.name for row in benchmark.rows]
+    unknown = sorted(set(only or ()) - set(names))
+    if unknown:
+        raise ConfigError(f"--only: no row {', '.join(unknown)}; the rows: {', '.join(names)}")
     for row in benchmark.rows:
-        batched.main(row.argv(games or row.games or benchmark.games, out))
+        if only is None or row.name in only:
+            batched.main(row.argv(games or row.games or benchmark.games, out))
 
 
 def signed(m: dict[str, float]) -> str:
@@ -248,12 +256,13 @@ def main(argv: list[str] | None = None) -> str:
         action="store_true",
         help=f"with --play: {QUICK_GAMES} games a row, into {QUICK} (the README is left alone)",
     )
+    parser.add_argument("--only", nargs="+", metavar="ROW", help="with --play: these rows only")
     parser.add_argument("--readme", type=Path, help="write the table into this file's block")
     args = parser.parse_args(argv)
     benchmark = load_benchmark()
     root = QUICK if args.quick else PUBLISHED
     if args.play:
-        play(benchmark, root, QUICK_GAMES if args.quick else None)
+        play(benchmark, root, QUICK_GAMES if args.quick else None, args.only)
     text = table(root, benchmark)
     print(text)
     if args.readme and not args.quick:
