@@ -49,6 +49,7 @@ class Running:
         return status, json.loads(text) if kind == "application/json" else text.decode()
 
     def close(self) -> None:
+        self.session.close()
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=20)

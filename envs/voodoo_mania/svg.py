@@ -39,6 +39,7 @@ SMALL_W, SMALL_H = 34, 48  # a face-down hand card of another seat
 PANEL_W = 3 * CARD_W2 + 2 * 6 + 16
 PANEL_H = 26 + CARD_H2 + 8
 EVENTS = 6  # the last events shown, as in the text view
+CLOCK_IDLE = A.WAIT  # a real-time game: a page runs it on a clock, a tick let pass is a wait
 
 
 @lru_cache(maxsize=4096)
