@@ -313,6 +313,7 @@ def _space(
 ) -> None:
     """A Cauldron space: its top card over the pile's height, or its printed colour and type."""
     colour, kind = rules.options.board[space]
+    d.pad(x, top - 6, CARD_W + 6, CARD_H + 6)  # the whole stack answers a click
     if pile:
         for depth in range(min(len(pile) - 1, 3), 0, -1):
             d.rect(x + 2 * depth, top - 2 * depth, CARD_W, CARD_H, "#e0d8c4", rx=6)
@@ -365,7 +366,8 @@ def _seat_row(
 ) -> None:
     """A seat's row behind its hand: its name, hand size, marks and public answers."""
     d.rect(10, y, WIDTH, CARD_H + 22, TO_ACT if to_act else PAPER, HIGHLIGHT if to_act else INK)
-    d.text(20, y + 18, seat_label(other, seat), 14, bold=True)
+    name = seat_label(other, seat)
+    d.text(20, y + 18, name, 14, bold=True)
     marks = [plural(len(state.hands[other]), "card")]
     if other == state.turn and not state.outcome:
         marks.append("turn")
@@ -373,7 +375,7 @@ def _seat_row(
         marks.append("Binx: face up")
     d.text(20, y + 34, " · ".join(marks), 11)
     if to_act:
-        d.text(100, y + 18, "▶ to act", 12, "#8a5a00", bold=True)
+        d.text(30 + len(name) * 8.5, y + 18, "▶ to act", 12, "#8a5a00", bold=True)
     _answers(d, state, other, y)
 
 
