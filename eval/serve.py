@@ -7,33 +7,54 @@ python -m eval.serve --resume FILE [--partners SPEC...] [--save FILE] [--host 12
 
 A local web server (the standard library's, one game at a time per process) where a person plays
 seat K against or with agents, as in ``python -m eval.play`` (the same :class:`eval.human.Table`):
-the page shows the seat's drawn view (``render_for(seat, "svg")``, hidden cards hidden), the legal
-actions as a list of named buttons and, where the drawing marks them with ``data-action``, as
-clickable cards, the other seats' moves one by one as the seat sees them, and the result. The
-server binds to 127.0.0.1 unless ``--host`` says otherwise (and then says so), fetches nothing,
-and serves one page that fetches nothing but its own JSON:
+the page shows the seat's drawn view (``render_for(seat, "svg")``, hidden cards hidden) and the
+person plays by clicking what it draws: every thing an action refers to (a card, a pile, a space,
+a seat) is a ``<g data-action="a b ...">`` group (:meth:`envs.core.svg.Drawing.target`); a click
+plays the one legal action the thing names, or picks the thing when it names several, and a
+click on a second thing then plays the action the two share. An action with nothing drawn is a
+button in a player's words (the drawing module's ``action_words``); a click on what cannot be
+played says why. The page shows the other seats' moves one by one in words, a debug panel with
+the action numbers and the raw log, on request what an agent thought (only when the seat sees
+all the agent saw: the drawing module's ``mind_shown``) and, at the end, every hand and the
+result in words. A real-time game (its drawing module names ``CLOCK_IDLE``, the action of a tick
+let pass: Voodoo Mania) runs on a server-side :class:`Clock`: off at first (each tick waits for
+the person's click), then running (a tick the person lets pass for ``SPEEDS[speed]`` seconds is
+played as ``CLOCK_IDLE``; the agents decide on their own ticks; a click lands on the current
+tick, and one that arrives after its tick has passed is refused, so a double click plays at most
+once) or paused (nothing moves, clicks are refused). The server binds to 127.0.0.1 unless
+``--host`` says otherwise (and then says so), fetches nothing, and serves one page that fetches
+nothing but its own JSON:
 
 * ``GET /state[?since=n&game=g]``: ``game`` (its number, from 1), ``seed``, ``seats``, ``you``,
-  ``turn`` (decisions taken), ``to_act``, ``your_turn``, ``over``, ``svg``, ``legal`` (``[id,
-  name]`` pairs on the person's turn), ``logged`` (the size of the seat's log: what it saw of
-  every decision), ``log`` (the entries after ``since``), ``frames`` (``[n, svg]``: the view once
-  the log had n entries, for the entries after ``since`` and since the person's last decision),
-  ``result``, ``error`` (an agent's failure) and ``saved``.
+  ``turn`` (decisions taken), ``to_act``, ``your_turn``, ``over``, ``status`` (``your turn``,
+  ``waiting for player 2``, ...), ``svg`` (once over, the whole table), ``legal`` (``[id,
+  words]`` pairs on the person's turn), ``buttons`` (those with nothing drawn), ``names``
+  (``[id, name]``, the debug panel's), ``logged`` (the size of the seat's log: what it saw of
+  every decision), ``log`` (the entries after ``since``), ``said`` (the same in a player's
+  words), ``frames`` (``[n, svg]``: the view once the log had n entries, for the entries after
+  ``since`` and since the person's last decision), ``result``, ``outcome`` (``words`` and
+  ``scores`` once over), ``thought`` (``who`` and ``top``: ``[id, p, words]``), ``clock``
+  (``mode``, ``speed``, ``speeds``, ``seconds``, ``left``; ``null`` without a clock), ``error``
+  (an agent's failure) and ``saved``.
 * ``POST /act {"action": id, "turn": n, "game": g, "since": k}``: the person's decision at
   decision ``n`` (``game`` and ``since`` optional); then the agents play until the person's next
   decision or the end. The answer is the state after log entry ``since`` (the entries the page
   has shown), so its size does not grow with the game.
-* ``POST /new {"seed": s}`` (seed optional: a random one) and ``POST /save``.
+* ``POST /new {"seed": s}`` (seed optional: a random one; the same seats) and ``POST /save``.
+* ``POST /clock {"mode": "running" | "paused", "speed": "slow" | "normal" | "fast"}`` (either
+  key optional): start, pause or resume a real-time game's clock, or change its speed.
 
 A finished game is saved as a record (``--save``, checked before the first game; default
-``runs/play/<env>_seed<S>.jsonl``; with ``--save`` the later games of the server are appended)
+``runs/play/<env>_seed<S>.jsonl``; a game joins the games its file holds)
 that ``python -m eval.replay`` and ``python -m eval.viewer`` read. A refused request (malformed:
 400; an illegal action: 400; a stale turn or game, say from a second tab, a game that is over or
-stopped: 409) answers ``{"error": ...}``, which the page shows before it shows the game as it
-is, and changes nothing. A port in use or outside 0..65535 is a one-line error. An agent that
-raises stops the game with its message in the page and on the command line, and the decisions
-so far are written to a file of the game's own, ``<save>.game<N>-<random>.unfinished`` (the
-record's header and step lines, without an end line); so is a game left unfinished by
+stopped, a paused clock, a click after its tick: 409) answers ``{"error": ...}``, which the page
+shows before it shows the game as it is, and changes nothing. What the server prints of a file
+or an agent passes through :func:`eval.records.printable`. A port in use or outside 0..65535
+is a one-line error. An agent that raises stops the game with its message in the page and on
+the command line, and the decisions so far are written to a file of the game's own,
+``<save>.game<N>-<random>.unfinished`` (the record's header and step lines, without an end
+line); so is a game left unfinished by
 ``POST /save``, a new game, Ctrl-C, SIGTERM or SIGHUP (which then stop the server).
 
 The server answers only requests whose Host is one of its own names (the loopback names and
