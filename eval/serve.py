@@ -7,33 +7,54 @@ python -m eval.serve --resume FILE [--partners SPEC...] [--save FILE] [--host 12
 
 A local web server (the standard library's, one game at a time per process) where a person plays
 seat K against or with agents, as in ``python -m eval.play`` (the same :class:`eval.human.Table`):
-the page shows the seat's drawn view (``render_for(seat, "svg")``, hidden cards hidden), the legal
-actions as a list of named buttons and, where the drawing marks them with ``data-action``, as
-clickable cards, the other seats' moves one by one as the seat sees them, and the result. The
-server binds to 127.0.0.1 unless ``--host`` says otherwise (and then says so), fetches nothing,
-and serves one page that fetches nothing but its own JSON:
+the page shows the seat's drawn view (``render_for(seat, "svg")``, hidden cards hidden) and the
+person plays by clicking what it draws: every thing an action refers to (a card, a pile, a space,
+a seat) is a ``<g data-action="a b ...">`` group (:meth:`envs.core.svg.Drawing.target`); a click
+plays the one legal action the thing names, or picks the thing when it names several, and a
+click on a second thing then plays the action the two share. An action with nothing drawn is a
+button in a player's words (the drawing module's ``action_words``); a click on what cannot be
+played says why. The page shows the other seats' moves one by one in words, a debug panel with
+the action numbers and the raw log, on request what an agent thought (only when the seat sees
+all the agent saw: the drawing module's ``mind_shown``) and, at the end, every hand and the
+result in words. A real-time game (its drawing module names ``CLOCK_IDLE``, the action of a tick
+let pass: Voodoo Mania) runs on a server-side :class:`Clock`: off at first (each tick waits for
+the person's click), then running (a tick the person lets pass for ``SPEEDS[speed]`` seconds is
+played as ``CLOCK_IDLE``; the agents decide on their own ticks; a click lands on the current
+tick, and one that arrives after its tick has passed is refused, so a double click plays at most
+once) or paused (nothing moves, clicks are refused). The server binds to 127.0.0.1 unless
+``--host`` says otherwise (and then says so), fetches nothing, and serves one page that fetches
+nothing but its own JSON:
 
 * ``GET /state[?since=n&game=g]``: ``game`` (its number, from 1), ``seed``, ``seats``, ``you``,
-  ``turn`` (decisions taken), ``to_act``, ``your_turn``, ``over``, ``svg``, ``legal`` (``[id,
-  name]`` pairs on the person's turn), ``logged`` (the size of the seat's log: what it saw of
-  every decision), ``log`` (the entries after ``since``), ``frames`` (``[n, svg]``: the view once
-  the log had n entries, for the entries after ``since`` and since the person's last decision),
-  ``result``, ``error`` (an agent's failure) and ``saved``.
+  ``turn`` (decisions taken), ``to_act``, ``your_turn``, ``over``, ``status`` (``your turn``,
+  ``waiting for player 2``, ...), ``svg`` (once over, the whole table), ``legal`` (``[id,
+  words]`` pairs on the person's turn), ``buttons`` (those with nothing drawn), ``names``
+  (``[id, name]``, the debug panel's), ``logged`` (the size of the seat's log: what it saw of
+  every decision), ``log`` (the entries after ``since``), ``said`` (the same in a player's
+  words), ``frames`` (``[n, svg]``: the view once the log had n entries, for the entries after
+  ``since`` and since the person's last decision), ``result``, ``outcome`` (``words`` and
+  ``scores`` once over), ``thought`` (``who`` and ``top``: ``[id, p, words]``), ``clock``
+  (``mode``, ``speed``, ``speeds``, ``seconds``, ``left``; ``null`` without a clock), ``error``
+  (an agent's failure) and ``saved``.
 * ``POST /act {"action": id, "turn": n, "game": g, "since": k}``: the person's decision at
   decision ``n`` (``game`` and ``since`` optional); then the agents play until the person's next
   decision or the end. The answer is the state after log entry ``since`` (the entries the page
   has shown), so its size does not grow with the game.
-* ``POST /new {"seed": s}`` (seed optional: a random one) and ``POST /save``.
+* ``POST /new {"seed": s}`` (seed optional: a random one; the same seats) and ``POST /save``.
+* ``POST /clock {"mode": "running" | "paused", "speed": "slow" | "normal" | "fast"}`` (either
+  key optional): start, pause or resume a real-time game's clock, or change its speed.
 
 A finished game is saved as a record (``--save``, checked before the first game; default
-``runs/play/<env>_seed<S>.jsonl``; with ``--save`` the later games of the server are appended)
+``runs/play/<env>_seed<S>.jsonl``; a game joins the games its file holds)
 that ``python -m eval.replay`` and ``python -m eval.viewer`` read. A refused request (malformed:
 400; an illegal action: 400; a stale turn or game, say from a second tab, a game that is over or
-stopped: 409) answers ``{"error": ...}``, which the page shows before it shows the game as it
-is, and changes nothing. A port in use or outside 0..65535 is a one-line error. An agent that
-raises stops the game with its message in the page and on the command line, and the decisions
-so far are written to a file of the game's own, ``<save>.game<N>-<random>.unfinished`` (the
-record's header and step lines, without an end line); so is a game left unfinished by
+stopped, a paused clock, a click after its tick: 409) answers ``{"error": ...}``, which the page
+shows before it shows the game as it is, and changes nothing. What the server prints of a file
+or an agent passes through :func:`eval.records.printable`. A port in use or outside 0..65535
+is a one-line error. An agent that raises stops the game with its message in the page and on
+the command line, and the decisions so far are written to a file of the game's own,
+``<save>.game<N>-<random>.unfinished`` (the record's header and step lines, without an end
+line); so is a game left unfinished by
 ``POST /save``, a new game, Ctrl-C, SIGTERM or SIGHUP (which then stop the server).
 
 The server answers only requests whose Host is one of its own names (the loopback names and
@@ -73,6 +94,8 @@ import secrets
 import socket
 import sys
 import threading
+import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -80,6 +103,7 @@ from urllib.parse import parse_qs, urlparse
 
 from agents.specs import parse_spec
 from envs.core.errors import ConfigError, run_command
+from envs.core.svg import plain, seat_name
 from envs.core.views import action_text
 from eval.demo import default_agent
 from eval.human import (
@@ -99,6 +123,7 @@ from eval.records import (
     check_output,
     jsonable,
     parse_games,
+    printable,
     replay,
     write_games,
 )
@@ -111,6 +136,10 @@ TOKEN_HEADER = "X-Cauldron-Token"
 TOKEN_SLOT = "{{token}}"  # where the page takes the session's token
 PORTS = range(65536)
 BUILT_IN = ("random", "heuristic")  # the agent kinds a file may name: no code, no checkpoint
+SPEEDS = {"slow": 2.0, "normal": 1.2, "fast": 0.5}  # seconds a tick of a game on a clock lasts
+CLOCK_STEP = 0.05  # seconds between the clock's looks at the game
+TARGETS = re.compile(r'data-action="([\d ]+)"')  # the actions of the drawn things
+ENTRY = re.compile(r"player_(\d+)(?:: (.*) \(action (\d+)\)|( .*))", re.DOTALL)  # a log entry
 
 
 class Refused(Exception):
@@ -121,10 +150,56 @@ class Refused(Exception):
         self.status = status
 
 
+@dataclass
+class Clock:
+    """The clock of a real-time game (one whose drawing module names ``CLOCK_IDLE``, the action
+    of a tick let pass): ``off`` until the person starts it (each tick then waits for the
+    person's click, as in a turn-based game), then ``running`` (a tick the person lets pass for
+    ``SPEEDS[speed]`` seconds is played as ``idle``) or ``paused`` (nothing moves and the
+    person's clicks are refused). ``since`` is when the person's current tick began."""
+
+    idle: int
+    mode: str = "off"
+    speed: str = "normal"
+    since: float = 0.0
+
+    def due(self, now: float) -> bool:
+        """Whether the person's tick is over at ``now`` (the clock running)."""
+        return self.mode == "running" and now - self.since >= SPEEDS[self.speed]
+
+    def view(self, now: float) -> dict[str, Any]:
+        """The page's data: mode, speed, the speeds, a tick's seconds and the seconds left."""
+        seconds = SPEEDS[self.speed]
+        left = max(0.0, seconds - (now - self.since)) if self.mode == "running" else None
+        return {
+            "mode": self.mode,
+            "speed": self.speed,
+            "speeds": list(SPEEDS),
+            "seconds": seconds,
+            "left": left,
+        }
+
+    def set(self, body: Any) -> None:
+        """Apply ``{"mode": "running"|"paused", "speed": name}`` (either key optional);
+        :class:`Refused` for anything else."""
+        if not isinstance(body, dict) or set(body) - {"mode", "speed"}:
+            raise Refused(400, 'expected {"mode": "running" or "paused", "speed": name}')
+        mode, speed = body.get("mode", self.mode), body.get("speed", self.speed)
+        if mode not in ("running", "paused") and mode != self.mode:
+            raise Refused(400, f"the clock's mode is running or paused, got {str(mode)[:40]!r}")
+        if speed not in SPEEDS:
+            raise Refused(400, f"the speeds are {', '.join(SPEEDS)}; got {str(speed)[:40]!r}")
+        if mode == "running" and self.mode != "running":
+            self.since = time.monotonic()  # a resumed tick starts whole
+        self.mode, self.speed = mode, speed
+
+
 class Session:
     """The server's game: a :class:`Table` played one request at a time (under ``lock``), the
-    seat's view after each release of the log (``frames``), where its record goes, where it is
-    kept while unfinished (``unfinished``) and the random ``token`` every POST must carry."""
+    seat's view after each release of the log (``frames``), its log in a player's words
+    (``said``), where its record goes, where it is kept while unfinished (``unfinished``), the
+    random ``token`` every POST must carry and, for a real-time game, its :class:`Clock`, run
+    by a thread of its own until :meth:`close`."""
 
     def __init__(
         self,
@@ -143,9 +218,33 @@ class Session:
         self.lock = threading.Lock()
         self.token = secrets.token_urlsafe(32)
         self.game = 0
-        self.appending = table is not None  # a resumed game joins what its file holds
         self.resumed_at = None if table is None else table.turn  # the decisions replayed
+        self.closed = threading.Event()
+        self.clock: Clock | None = None
         self.start(seed, table, unfinished)
+        if self.clock is not None:
+            threading.Thread(target=self.run_clock, daemon=True).start()
+
+    def close(self) -> None:
+        """Stop the clock's thread (the game stays as it is)."""
+        self.closed.set()
+
+    def run_clock(self) -> None:
+        """The clock's thread: every :data:`CLOCK_STEP` seconds, :meth:`tick`."""
+        while not self.closed.wait(CLOCK_STEP):
+            with self.lock:
+                self.tick()
+
+    def tick(self) -> bool:
+        """Let the person's tick pass when the clock says its time is up (the clock's idle
+        action is played for the person, then the agents play on); whether it did."""
+        clock, table = self.clock, self.table
+        if clock is None or not clock.due(time.monotonic()) or self.error:
+            return False
+        if not table.your_turn():
+            return False
+        self.decide(clock.idle)
+        return True
 
     def start(
         self, seed: int, table: Table | None = None, unfinished: UnfinishedFile | None = None
@@ -163,11 +262,18 @@ class Session:
         if self.game:
             left = self.leave()
             if left:
-                print(f"game {self.game} left unfinished; saved to {left}")
+                print(printable(f"game {self.game} left unfinished; saved to {left}"))
         self.path, self.table = path, table
+        self.drawing = sys.modules[type(table.base).svg_table.__module__]
+        idle = getattr(self.drawing, "CLOCK_IDLE", None)
+        self.clock = None if idle is None else Clock(idle)
         self.game += 1
         self.unfinished = unfinished or UnfinishedFile(path, self.game)
         self.frames: list[tuple[int, str]] = []
+        self.said: list[str] = []
+        self.choices: dict[int, dict[int, str]] = {}  # per decision not yet said: its words
+        self.say_released()  # a resumed game's decisions so far
+        self.thought: dict[str, Any] | None = None
         self.error: str | None = None
         self.saved: str | None = None
         self.advance()
@@ -180,7 +286,66 @@ class Session:
         return saved
 
     def view(self) -> str:
-        return self.table.base.render_for(self.table.you, "svg")
+        """The person's view of the table; once the game is over, the whole table (every hand
+        revealed)."""
+        base = self.table.base
+        return base.draw(None, "svg") if self.table.over else base.render_for(self.table.you, "svg")
+
+    def words(self, action: int) -> str:
+        """``action`` of the seat to act, in a player's words (the drawing module's)."""
+        base = self.table.base
+        return self.drawing.action_words(base.rules, base.game, action)
+
+    def note_choices(self) -> None:
+        """Keep the words of the legal actions of the decision about to be taken, so that its
+        log entry, once released, says them."""
+        self.choices[self.table.turn] = {a: self.words(a) for a in self.table.legal()}
+
+    def say_released(self) -> None:
+        """Add the log entries released since the last call to ``said``, in a player's words:
+        seats by name (``you`` for the person), public actions by the words kept for them."""
+        log, you = self.table.log, self.table.seat
+        for k in range(len(self.said), len(log)):
+            match = ENTRY.fullmatch(log[k])
+            choices = self.choices.pop(k, {})
+            if match is None:
+                self.said.append(plain(log[k], you))
+                continue
+            seat, name, action, secret = match.groups()
+            who = seat_name(int(seat), you)
+            if secret is not None:
+                self.said.append(plain(who + secret, you))
+            else:
+                self.said.append(f"{who}: {choices.get(int(action), plain(name, you))}")
+
+    def step_agent(self) -> bool:
+        """One step of an agent (:meth:`Table.step_agent`), its words kept, and what it thought
+        kept when the person may see all that the agent saw (the drawing module's
+        ``mind_shown``) and the agent can say (``explain()``)."""
+        table, base = self.table, self.table.base
+        name = table.env.agent_selection
+        actor = base.possible_agents.index(name)
+        ended = base.terminations.get(name, True) or base.truncations.get(name, True)
+        if not table.over and not ended:
+            self.note_choices()
+        agent = table.agents.get(name)
+        shown = (
+            not table.over
+            and hasattr(agent, "explain")
+            and self.drawing.mind_shown(base.rules, base.game, actor, table.seat)
+        )
+        choices = self.choices.get(table.turn, {})
+        moved = table.step_agent()
+        if moved and shown:
+            self.keep_thought(actor, agent.explain(), choices)
+        return moved
+
+    def keep_thought(self, actor: int, thought: Any, choices: dict[int, str]) -> None:
+        """What the agent at ``actor`` thought (its top actions and their probabilities)."""
+        if thought is None:
+            return
+        top = [[int(a), round(float(p), 3), choices.get(int(a), "")] for a, p in thought.top]
+        self.thought = {"who": seat_name(actor, self.table.seat), "top": top}
 
     def advance(self) -> None:
         """Let the agents play until the person's decision or the end, keeping the seat's view
@@ -190,17 +355,25 @@ class Session:
         while True:
             before = len(table.log)
             try:
-                moved = table.step_agent()
+                moved = self.step_agent()
             except Exception as err:  # any agent failure: report it, keep the game so far
                 self.stop_on(err)
                 return
+            self.say_released()
             if len(table.log) > before:
                 self.frames.append((len(table.log), self.view()))
             if not moved:
                 break
+        if self.clock is not None:
+            self.clock.since = time.monotonic()  # the person's tick begins
         if table.over and self.saved is None:
             self.saved = str(self.keep(table.record))
-            print(f"game {self.game} over; saved: {self.saved} (python -m eval.viewer {self.path})")
+            print(
+                printable(
+                    f"game {self.game} over; saved: {self.saved} "
+                    f"(python -m eval.viewer {self.path})"
+                )
+            )
 
     def stop_on(self, err: Exception) -> None:
         """Stop the game on an agent's error, saved so far, the error kept for the page."""
@@ -213,7 +386,7 @@ class Session:
             f"{type(err).__name__}: {err}; "
             + (f"the game so far is saved to {where}" if where else "no decision to save")
         )
-        print(f"error: {self.error}", file=sys.stderr)
+        print(printable(f"error: {self.error}"), file=sys.stderr)
 
     def keep(self, record: GameRecord) -> Path:
         """Write the finished game's record and drop the game from its unfinished file (the
@@ -221,8 +394,7 @@ class Session:
         kept = self.unfinished.path
         if kept is not None and kept.resolve() == self.path.resolve():
             return self.unfinished.finish(record.to_lines())
-        written = write_games(self.path, [record], append=self.appending)
-        self.appending = self.save_option is not None
+        written = write_games(self.path, [record])
         self.unfinished.finish()
         return written
 
@@ -244,6 +416,14 @@ class Session:
             raise Refused(409, f"the game is stopped: {self.error}")
         if table.over:
             raise Refused(409, "the game is over; start a new game")
+        if self.clock is not None and self.clock.mode == "paused":
+            raise Refused(409, "the game is paused: resume the clock to play")
+        if self.clock is not None and self.clock.mode != "off" and body["turn"] < table.turn:
+            raise Refused(
+                409,
+                f"too late: the tick you clicked on has passed (decision {body['turn']}, now "
+                f"{table.turn}); nothing was played",
+            )
         if body["turn"] != table.turn:
             raise Refused(
                 409,
@@ -253,9 +433,17 @@ class Session:
         legal = table.legal() if table.your_turn() else []
         if body["action"] not in legal:
             raise Refused(400, f"action {body['action']} is not legal now; legal: {legal}")
-        before = len(table.log)
         self.frames = []
-        table.play(body["action"])
+        self.decide(body["action"])
+
+    def decide(self, action: int) -> None:
+        """The person's legal decision ``action``, its words kept; then the agents play."""
+        table = self.table
+        before = len(table.log)
+        self.note_choices()
+        self.thought = None
+        table.play(action)
+        self.say_released()
         if len(table.log) > before:
             self.frames.append((len(table.log), self.view()))
         self.advance()
@@ -266,6 +454,9 @@ class Session:
         since = since if game == self.game else 0
         mine = table.your_turn() and not self.error
         record = table.record
+        svg = self.view()
+        drawn = {int(a) for ids in TARGETS.findall(svg) for a in ids.split()}
+        legal = [[a, self.words(a)] for a in table.legal()] if mine else []
         return {
             "env": self.env_id,
             "game": self.game,
@@ -276,15 +467,54 @@ class Session:
             "to_act": None if table.over else table.env.agent_selection,
             "your_turn": mine,
             "over": table.over,
-            "svg": self.view(),
-            "legal": [[a, action_text(base, a)] for a in table.legal()] if mine else [],
+            "status": self.status(),
+            "svg": svg,
+            "legal": legal,
+            "buttons": [pair for pair in legal if pair[0] not in drawn],
+            "names": [[a, action_text(base, a)] for a, _ in legal],
             "logged": len(table.log),
             "log": table.log[since:],
-            "frames": [[n, svg] for n, svg in self.frames if n > since],
+            "said": self.said[since:],
+            "frames": [[n, frame] for n, frame in self.frames if n > since],
             "result": None if record is None else jsonable(record.end),
+            "outcome": self.outcome() if table.over else None,
+            "thought": self.thought,
+            "clock": None if self.clock is None else self.clock.view(time.monotonic()),
             "error": self.error,
             "saved": self.saved,
         }
+
+    def status(self) -> str:
+        """Whose move it is, in a player's words."""
+        table = self.table
+        if self.error:
+            return "game stopped"
+        if table.over:
+            return "game over"
+        if table.your_turn():
+            return "your turn"
+        actor = table.base.possible_agents.index(table.env.agent_selection)
+        return f"waiting for {seat_name(actor)}"
+
+    def outcome(self) -> dict[str, Any]:
+        """The finished game in words: the result (who won and why) and every seat's score."""
+        base, you = self.table.base, self.table.seat
+        seats = self.table.record.end["info"]
+        if "scores" in seats[0]:
+            scores = [
+                f"{seat_name(k, you)}: {plural_points(v)}" for k, v in enumerate(seats[0]["scores"])
+            ]
+        else:  # a team game: the team's figures
+            shown = {k: v for k, v in seats[0].items() if k not in ("phase", "outcome")}
+            scores = [f"the team: {', '.join(f'{k} {v}' for k, v in shown.items())}"]
+        return {"words": self.drawing.outcome_words(base.rules, base.game), "scores": scores}
+
+    def set_clock(self, body: Any) -> dict[str, Any]:
+        """Start, pause or resume the clock, or change its speed (:meth:`Clock.set`)."""
+        if self.clock is None:
+            raise Refused(409, "this game has no clock: it is played turn by turn")
+        self.clock.set(body)
+        return self.state()
 
     def save(self) -> dict[str, Any]:
         """Save now: the record of a finished game, or the unfinished game's lines."""
@@ -417,7 +647,14 @@ class Handler(BaseHTTPRequestHandler):
             return session.state()
         if path == "/save":
             return session.save()
+        if path == "/clock":
+            return session.set_clock(body)
         raise Refused(404, f"no endpoint {path[:80]}")
+
+
+def plural_points(points: int) -> str:
+    """``1 point``, ``12 points``."""
+    return f"{points} point{'s' * (points != 1)}"
 
 
 def unfinished_game(path: str) -> GameRecord:
@@ -555,7 +792,8 @@ class Server(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         err = sys.exc_info()[1]
         if not isinstance(err, OSError):  # a client gone or silent is no news
-            print(f"error: a request failed: {type(err).__name__}: {err}", file=sys.stderr)
+            failed = f"error: a request failed: {type(err).__name__}: {err}"
+            print(printable(failed), file=sys.stderr)
 
 
 def server_names(host: str) -> set[str]:
@@ -617,13 +855,15 @@ def main(argv: list[str] | None = None) -> None:
     session = resumed(args) if args.resume is not None else new_session(args)
     server = make_server(session, args.host, args.port)
     host, port = server.server_address[:2]
+    resumed_from = f"; {args.resume} resumed after decision {session.resumed_at}"
     print(
-        f"playing {session.env_id}, {session.players} players, you are seat {session.seat}, "
-        f"seed {session.table.seed}"
-        + (f"; {args.resume} resumed after decision {session.resumed_at}" if args.resume else "")
+        printable(
+            f"playing {session.env_id}, {session.players} players, you are seat {session.seat}, "
+            f"seed {session.table.seed}" + (resumed_from if args.resume else "")
+        )
     )
     if args.host != LOCAL:
-        print(f"note: listening on {host}, not {LOCAL}: other machines may reach this game")
+        print(printable(f"note: listening on {host}, not {LOCAL}: other machines may reach it"))
     print(f"open http://{host}:{port}/ in a browser (Ctrl-C stops the server)", flush=True)
     try:
         with stopping():
@@ -632,9 +872,10 @@ def main(argv: list[str] | None = None) -> None:
         with session.lock:
             left = session.leave()
         if left:
-            print(f"unfinished game saved to {left}")
+            print(printable(f"unfinished game saved to {left}"))
         print("server stopped", flush=True)
     finally:
+        session.close()
         server.server_close()
 
 

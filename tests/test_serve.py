@@ -13,6 +13,7 @@ import pytest
 
 import envs
 from agents import make_agent
+from agents.base import Thought
 from envs.core.errors import ConfigError
 from eval import serve
 from eval.demo import default_agent
@@ -49,6 +50,7 @@ class Running:
         return status, json.loads(text) if kind == "application/json" else text.decode()
 
     def close(self) -> None:
+        self.session.close()
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=20)
@@ -362,3 +364,81 @@ def test_the_command_names_a_port_in_use_in_one_line(tmp_path, running):
     argv = ["--env", "hexenflug_v1", "--players", "2", "--save", str(tmp_path / "g.jsonl")]
     with pytest.raises(ConfigError, match=f"^--port {port} on 127.0.0.1 is in use; give another"):
         serve.main([*argv, "--port", str(port)])
+
+
+def test_a_click_after_its_tick_is_refused_and_a_double_click_plays_once(running):
+    server = running("voodoo_mania_v1", players=3, seat=1, seed=0)
+    session = server.session
+    status, state = server.post("/clock", {"mode": "running", "speed": "slow"})
+    assert status == 200 and state["clock"]["mode"] == "running"
+    action = state["legal"][-1][0]
+    with session.lock:
+        session.clock.since -= serve.SPEEDS["slow"]  # the tick's time is up
+        assert session.tick()  # the person let it pass
+    after = server.get("/state")[1]
+    status, answer = server.post("/act", {"action": action, "turn": state["turn"]})
+    assert status == 409 and "too late" in answer["error"]
+    assert server.get("/state")[1]["turn"] == after["turn"]  # nothing played
+    body = {"action": after["legal"][-1][0], "turn": after["turn"]}
+    first, second = server.post("/act", body), server.post("/act", body)  # a double click
+    assert first[0] == 200 and second[0] == 409 and "too late" in second[1]["error"]
+    mine = [s for s in session.table.env._game.steps if s["s"] == 1]
+    assert [s["a"] for s in mine] == [0, body["action"]]
+
+
+def test_a_paused_clock_refuses_clicks_and_names_its_speeds(running):
+    server = running("voodoo_mania_v1", players=2, seat=0)
+    status, state = server.post("/clock", {"mode": "paused"})
+    assert status == 200 and state["clock"]["mode"] == "paused"
+    status, answer = server.post("/act", {"action": 0, "turn": state["turn"]})
+    assert status == 409 and "paused" in answer["error"]
+    assert not server.session.tick() and server.get("/state")[1]["turn"] == state["turn"]
+    status, answer = server.post("/clock", {"speed": "warp"})
+    assert status == 400 and "slow, normal, fast" in answer["error"]
+    status, answer = running("hexenflug_v1").post("/clock", {"mode": "running"})
+    assert status == 409 and "no clock" in answer["error"]
+
+
+class Explaining:
+    """The game's heuristic that says what it thought: all on the action it chose."""
+
+    def __init__(self, env_id: str) -> None:
+        self.agent = make_agent(default_agent(env_id), env_id, seed=0)
+        self.chosen = -1
+
+    def reset(self, seed=None) -> None:
+        self.agent.reset(seed)
+
+    def act(self, observation, action_mask) -> int:
+        self.chosen = int(self.agent.act(observation, action_mask))
+        return self.chosen
+
+    def explain(self):
+        return Thought(((self.chosen, 1.0),))
+
+
+def test_an_agent_s_thoughts_are_shown_only_where_the_seat_sees_all_it_saw(running):
+    open_hands = running("hexenflug_v1", players=2, seat=0)
+    open_hands.session.table.agents["player_1"] = Explaining("hexenflug_v1")
+    state = open_hands.get("/state")[1]
+    while state["thought"] is None and not state["over"]:
+        status, state = open_hands.post(
+            "/act", {"action": state["legal"][0][0], "turn": state["turn"]}
+        )
+    [[_, p, words]] = state["thought"]["top"]
+    assert p == 1.0 and state["thought"]["who"] == "player 2"
+    assert words and "action" not in words
+    secret = running("headless_horseman_v1", players=2, seat=0)
+    secret.session.table.agents["player_1"] = Explaining("headless_horseman_v1")
+    state = secret.get("/state")[1]
+    status, state = secret.post("/act", {"action": state["legal"][0][0], "turn": 0})
+    assert status == 200 and state["thought"] is None  # its hand is hidden from the person
+
+
+def test_the_end_reveals_every_hand_and_says_the_result_in_words(running):
+    server = running("headless_horseman_v1", players=2, seat=0)
+    state = play_last_legal(server)
+    base = server.session.table.base
+    assert state["svg"] == base.draw(None, "svg") and state["status"] == "game over"
+    assert state["outcome"]["words"].startswith("The team")
+    assert all("player_" not in line and "(action" not in line for line in state["said"])

@@ -1,16 +1,16 @@
-"""Play in the browser (issue 31): ``python -m eval.serve``'s page in a real headless Chromium.
+"""Play in the browser: ``python -m eval.serve``'s page in a real headless Chromium.
 
-For every game, a whole game is played by clicking the person's named legal-action buttons (the
-last one each time) against the game's heuristic, and checked against an independent replay of
-its record through the reference env: the saved record replays; mid-game (saved by the page's
-"save" button) and at the end the page's drawing is the seat's view (``render_for(seat, "svg")``)
-and its log is what the seat saw of each decision (:func:`envs.core.views.seen_action`, a
-simultaneous step's choices once it has resolved), so no other seat's hidden hand or secret
-choice shows. Screenshots (mid-game and at the end) go to ``runs/test_serve/``, the time each
-game took to ``runs/test_serve/timing.json``. Then bad input in the page: an illegal action, a
-second tab acting on a stale turn or after the end, and an agent that raises (the game then
-resumes with ``--resume``). The tests skip as tests/test_viewer_browser.py's do when Playwright
-or a Chromium binary is missing.
+For every game, a whole game is played by the person's last legal action each time (the page's own
+``act``) against the game's heuristic, and checked against an independent replay of its record
+through the reference env: the saved record replays; mid-game (saved by the page's "save" button)
+the page's drawing is the seat's view (``render_for(seat, "svg")``), at the end the whole table
+(every hand revealed), and its debug log is what the seat saw of each decision
+(:func:`envs.core.views.seen_action`, a simultaneous step's choices once it has resolved), so no
+other seat's hidden hand or secret choice shows before the end. Screenshots (mid-game and at the
+end) go to ``runs/test_serve/``, the time each game took to ``runs/test_serve/timing.json``. Then
+bad input in the page: an illegal action, a second tab acting on a stale turn or after the end, and
+an agent that raises (the game then resumes with ``--resume``). The tests skip as
+tests/test_viewer_browser.py's do when Playwright or a Chromium binary is missing.
 """
 
 from __future__ import annotations
@@ -36,10 +36,8 @@ MIDDLE = 5  # the person's decision at which the game is saved and checked mid-w
 SETTLE = """async ([n, limit]) => {
     const end = performance.now() + limit;
     while (performance.now() < end) {
-        const status = document.getElementById("status").textContent;
-        const decision = status.match(/decision (\\d+)\\)/);
-        if (!busy && (status === "game over" || status === "game stopped")) return null;
-        if (!busy && decision !== null && Number(decision[1]) > n) return Number(decision[1]);
+        if (!busy && state && (state.over || state.error)) return null;
+        if (!busy && state && state.your_turn && state.turn + 1 > n) return state.turn + 1;
         await new Promise((done) => setTimeout(done, 2));
     }
     return "still " + document.getElementById("status").textContent;
@@ -102,11 +100,27 @@ def seat_view(game: records.GameRecord, seat: int) -> tuple[str, list[str]]:
 
 
 def check_view(tab, game: records.GameRecord, seat: int) -> None:
-    """The page draws the seat's view of ``game`` so far and logs what the seat saw."""
+    """The page draws the seat's view of ``game`` so far (the whole table once it is over)
+    and logs what the seat saw."""
     svg, log = seat_view(game, seat)
+    if game.end is not None:
+        svg = env_at_end(game).unwrapped.draw(None, "svg")
     drawn, expected = tab.evaluate(DRAWN, svg)
     assert drawn == expected
-    assert tab.eval_on_selector_all("#log div", "lines => lines.map(l => l.textContent)") == log
+    lines = "lines => lines.map(l => l.textContent)"
+    assert tab.eval_on_selector_all("#debug-log div", lines) == log
+    assert len(tab.eval_on_selector_all("#log div", lines)) == len(log)
+
+
+def env_at_end(game: records.GameRecord):
+    """The reference env after all of the record's steps."""
+    *_, (_, env) = records.replay(game)
+    return env
+
+
+def play_last(tab) -> None:
+    """The person's last legal action, through the page's own request."""
+    tab.evaluate("act(state.legal[state.legal.length - 1][0])")
 
 
 def unfinished(path: str) -> records.GameRecord:
@@ -133,12 +147,13 @@ def test_a_whole_game_is_played_by_clicking_and_shows_only_the_seats_view(env_id
             saved = re.search(r"saved: (.*) \(unfinished game\)", page.inner_text("#message"))[1]
             check_view(page, unfinished(saved), seat)
             page.screenshot(path=str(ARTEFACTS / f"{env_id}_mid.png"), full_page=True)
-        page.locator("#legal button").last.click()
+        play_last(page)
         clicks += 1
     seconds = time.perf_counter() - started
     assert page.inner_text("#status") == "game over" and page.is_visible("#result")
-    assert "Game over" in page.inner_text("#result") and page.errors == []
-    assert page.locator("#legal button").count() == 0
+    outcome = server.session.state()["outcome"]["words"]
+    assert outcome in page.inner_text("#result") and page.errors == []
+    assert page.locator("#actions button").count() == 0
     outside = [url for url in page.requests if not url.startswith(server.url.rstrip("/"))]
     assert page.requests and outside == [], "the page fetched from beyond its server"
     [game] = records.read_games(server.session.saved)
@@ -163,18 +178,18 @@ def test_an_illegal_action_and_stale_tabs_are_refused_in_the_page(browser, servi
         first.evaluate("act(10000)")  # no button names it: the page's own request
         first.wait_for_selector("#message:has-text('action 10000 is not legal now')")
         assert server.session.table.turn == turn
-        first.locator("#legal button").last.click()
+        play_last(first)
         later = settle(first, decision)
-        second.locator("#legal button").last.click()  # the second tab, a turn behind
+        play_last(second)  # the second tab, a turn behind
         second.wait_for_selector("#message:has-text('stale page')")
         assert settle(second, decision) == later  # refreshed: it shows the game as it is
         assert server.session.table.turn == later - 1
         decision = later
         while decision is not None:
-            first.locator("#legal button").last.click()
+            play_last(first)
             decision = settle(first, decision)
         assert first.inner_text("#status") == "game over"
-        second.locator("#legal button").last.click()  # a stale page after the end
+        play_last(second)  # a stale page after the end
         second.wait_for_selector("#message:has-text('the game is over; start a new game')")
         second.wait_for_function("document.getElementById('status').textContent === 'game over'")
         [game] = records.read_games(server.session.saved)
@@ -190,11 +205,11 @@ def test_an_agent_that_raises_is_shown_in_the_page_and_the_game_resumes(page, se
     page.goto(server.url)
     decision = 0
     while (decision := settle(page, decision)) is not None:
-        page.locator("#legal button").last.click()
+        play_last(page)
     assert page.inner_text("#status") == "game stopped"
     message = page.inner_text("#message")
     assert "RuntimeError: out of ideas" in message and "out of ideas" in capsys.readouterr().err
-    assert page.locator("#legal button").count() == 0
+    assert page.locator("#actions button").count() == 0
     saved = message.rsplit("saved to ", 1)[1]
     resumed = Running(serve.resume(saved))
     try:
@@ -205,7 +220,7 @@ def test_an_agent_that_raises_is_shown_in_the_page_and_the_game_resumes(page, se
         page.wait_for_selector("#message:has-text('(unfinished game)')")
         check_view(page, unfinished(saved), 0)  # saved again: the game so far, resumed
         while decision is not None:
-            page.locator("#legal button").last.click()
+            play_last(page)
             decision = settle(page, decision)
         assert page.inner_text("#status") == "game over" and page.errors == []
     finally:

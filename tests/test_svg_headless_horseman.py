@@ -95,7 +95,7 @@ def test_a_chosen_card_is_face_down_to_the_others_until_the_row_flips():
     assert raw.game.pending == {0: card}
     assert shown(raw.render_for("player_0", "svg"), card)
     assert shown(env.render(), card)
-    assert "player_0&#x27;s choice, face down" in raw.render_for("player_1", "svg")
+    assert "player 1&#x27;s choice, face down" in raw.render_for("player_1", "svg")
     assert not shown(raw.render_for("player_1", "svg"), card)
     env.step(raw.legal_actions()[0])
     env.step(raw.legal_actions()[0])

@@ -61,7 +61,7 @@ def test_every_frame_draws_the_public_cards_and_never_the_draw_pile(num_players)
             for seat in range(num_players):
                 view = raw.render_for(f"player_{seat}", "svg")
                 assert _cards_drawn(view) == shown
-                assert f"player_{seat} (you)" in _texts(view)
+                assert f"you (player {seat + 1})" in _texts(view)
 
 
 @pytest.mark.parametrize("num_players", [2, 5])
@@ -88,7 +88,7 @@ def test_a_finished_game_shows_the_result_the_legend_and_a_picture(num_players):
     svg = raw.render_for("player_0", "svg")
     texts = _texts(svg)
     banner = [t for t in texts if t.startswith("Game over")]
-    assert len(banner) == 1 and all(f"player_{w}" in banner[0] for w in winners)
+    assert len(banner) == 1 and all(f"player {w + 1}" in banner[0] for w in winners)
     assert texts.count("winner") == len(winners)
     assert {*C.COLOURS, "draw pile", "black cat (15)"} <= set(texts)
     picture = env.render()
@@ -102,4 +102,4 @@ def test_a_game_in_play_shows_no_banner_and_marks_the_seat_to_act():
     env = next(_frames(3, seed=0))
     texts = _texts(env.render())
     assert not [t for t in texts if t.startswith("Game over")]
-    assert texts.count("to act") == 1 and "player_0 to act" in " ".join(texts)
+    assert texts.count("to act") == 1 and "player 1 to act" in " ".join(texts)

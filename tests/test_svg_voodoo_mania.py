@@ -36,7 +36,7 @@ def check_frame(env) -> None:
     assert LEGEND in whole
     for seat, agent in enumerate(base.possible_agents):
         svg = base.render_for(agent, "svg")
-        assert f"{agent} (you)" in svg
+        assert f"you (player {int(agent[7:]) + 1})" in svg
         ET.fromstring(svg)
         text = base.render_for(agent)
         drawn = faces_drawn(svg)
@@ -102,7 +102,7 @@ def test_a_finished_game_shows_the_winner_banner_and_rgb_array_is_its_picture():
         env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
     assert not base.game.truncated
     svg = base.draw(None, "svg")
-    assert re.search(r"player_\d.* (wins|share the win) with \d+ points", svg)
+    assert re.search(r"player \d.* (wins|share the win) with \d+ points", svg)
     image = env.render()
     assert image.dtype == np.uint8 and image.shape[2] == 3
     assert base._repr_svg_() == svg

@@ -6,11 +6,20 @@ the whole table; a seat: what that seat sees, as its text ``render_table``) with
 banner. Every drawing uses the same sizes, colours and fonts (the constants below), stays
 offline (no fonts, images or scripts fetched) and is plain SVG 1.1 that browsers, notebooks
 (``_repr_svg_``) and :func:`rasterize` draw alike.
+
+A thing a player acts on (a card in hand or on display, a pile, a board space, a seat) is drawn
+inside :meth:`Drawing.target`: one ``<g data-action="a b ...">`` around all its shapes and text,
+naming the actions that refer to it, so that a click anywhere on it reaches it (a page finds the
+thing with ``closest("[data-action]")``). A thing drawn for one seat names only what that seat
+may see.
 """
 
 from __future__ import annotations
 
 import io
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html import escape
 
@@ -106,9 +115,32 @@ class Drawing:
             return
         self.rect(x, y, CARD_W, CARD_H, colour, title=title, **attrs)
         self.rect(x + 3, y + 3, CARD_W - 6, CARD_H - 6, PAPER, stroke=colour, rx=4)
-        for line, dy, size in ((top, 18, 14), (middle, 36, 10), (bottom, 53, 9)):
+        big = 14 if len(top) <= 4 else 11  # a word on top, not just a value
+        for line, dy, size in ((top, 18, big), (middle, 36, 10), (bottom, 53, 9)):
             if line:
                 self.text(x + CARD_W / 2, y + dy, line, size, INK, "middle", bold=line is top)
+
+    @contextmanager
+    def target(self, actions: Iterable[int], title: str = "") -> Iterator[None]:
+        """Everything drawn inside the ``with`` block is one thing a player acts on: a group
+        whose ``data-action`` lists ``actions`` (space-separated, in order; a group for no
+        action is not drawn as a target), ``title`` its tooltip."""
+        ids = " ".join(str(int(a)) for a in actions)
+        if not ids:
+            yield
+            return
+        tip = f"<title>{escape(title)}</title>" if title else ""
+        self.parts.append(f'<g class="target" data-action="{ids}">{tip}')
+        yield
+        self.parts.append("</g>")
+
+    def pad(self, x: float, y: float, w: float, h: float) -> None:
+        """An invisible rectangle that still takes clicks: the whole area of a target."""
+        self.parts.append(
+            f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill="#ffffff" '
+            'fill-opacity="0"/>'
+        )
+        self._grow(x + w, y + h)
 
     def banner(self, x: float, y: float, w: float, text: str) -> None:
         """The end-of-game banner: ``text`` on a highlighted band ``w`` wide."""
@@ -144,3 +176,25 @@ def rasterize(svg: str) -> np.ndarray:
     png = bytes(resvg_py.svg_to_bytes(svg_string=svg))
     with Image.open(io.BytesIO(png)) as image:
         return np.asarray(image.convert("RGB"), dtype=np.uint8)
+
+
+def seat_name(seat: int, viewer: int | None = None) -> str:
+    """A seat as a player says it: ``you`` for the ``viewer``, else ``player 2`` (counted
+    from 1, as players count themselves)."""
+    return "you" if seat == viewer else f"player {seat + 1}"
+
+
+def seat_label(seat: int, viewer: int | None = None) -> str:
+    """A seat's name on its panel: ``you (player 1)`` for the ``viewer``, else ``player 2``."""
+    name = seat_name(seat)
+    return f"you ({name})" if seat == viewer else name
+
+
+def plural(count: int, word: str, many: str = "") -> str:
+    """``1 card``, ``2 cards`` (``many``: the plural when it is not ``word`` + s)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def plain(text: str, viewer: int | None = None) -> str:
+    """``text`` with every ``player_N`` said as a player says it (:func:`seat_name`)."""
+    return re.sub(r"player_(\d+)", lambda m: seat_name(int(m[1]), viewer), text)

@@ -6,6 +6,8 @@ rule of what a seat sees: the track with its spaces, Ichabod and the Horseman; t
 sizes; every seat's hand, face up for the whole table (``seat`` None) and for its own seat, else
 face down; every seat's choice in this play round, face down to the other seats until the row is
 flipped; the team's figures, a legend, the last events and, once the game is over, the result.
+The things a player acts on are drawn as targets (:meth:`Drawing.target`): a face-up hand card
+(play it) and the draw pile (play its top card, for a seat that plays from the pile).
 """
 
 from __future__ import annotations
@@ -13,7 +15,21 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from envs.core.svg import BACK, CARD_H, CARD_W, GAP, HIGHLIGHT, INK, MUTED, PAPER, Drawing
+from envs.core.svg import (
+    BACK,
+    CARD_H,
+    CARD_W,
+    GAP,
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    PAPER,
+    Drawing,
+    plain,
+    plural,
+    seat_label,
+    seat_name,
+)
 from envs.headless_horseman import actions as A
 from envs.headless_horseman import components as C
 from envs.headless_horseman.phases import Phase
@@ -43,6 +59,32 @@ ICHABOD, HORSEMAN = ("#fff6c8", INK), ("#111111", "#ffffff")
 PUMPKIN, TOKEN = "#f28c28", "#cfcfcf"
 TOKEN_LABEL = ("P1", "P2", "P3", "P4", "owl", "toad", "crow", "bat")
 RIDE = ("no ride", "H +1", "H +2", "H +3", "H spd")
+RIDE_WORDS = ("no ride", "Horseman +1", "Horseman +2", "Horseman +3", "Horseman at speed")
+
+
+def card_words(card: int) -> str:
+    """A card as players say it: ``4, Horseman +1`` (its top number, then its ride)."""
+    return f"{C.top_of(card)}, {RIDE_WORDS[C.bottom_of(card)]}"
+
+
+def action_words(rules: HeadlessHorsemanRules, state: State, action: int) -> str:
+    """``action`` as a player says it."""
+    if action == A.PLAY_TOP:
+        return "play the top card of the draw pile"
+    return f"play {card_words(action - A.PLAY)}"
+
+
+def outcome_words(rules: HeadlessHorsemanRules, state: State) -> str:
+    """The result in words, once the game is over: won or lost, and why."""
+    if state.outcome > 0:
+        return "The team wins: Ichabod escapes over the Covered Bridge"
+    return "The team loses: four pumpkins, the Horseman catches Ichabod"
+
+
+def mind_shown(rules: HeadlessHorsemanRules, state: State, actor: int, seat: int) -> bool:
+    """Whether ``seat`` sees all that ``actor`` sees, so that what ``actor`` thinks may be shown
+    to it: only its own mind (hands and choices are secret)."""
+    return actor == seat
 
 
 def _spaces(board: C.Board) -> dict[int, tuple[str, str]]:
@@ -63,9 +105,17 @@ def _spaces(board: C.Board) -> dict[int, tuple[str, str]]:
 def _card(d: Drawing, x: float, y: float, card: int, note: str = "") -> None:
     """A face-up card: its top number (Ichabod's move) in the top colour, its bottom (the
     Horseman's ride) below; ``data-card`` and the tooltip carry its name."""
-    name = C.card_name(card)
     top, bottom = C.top_of(card), C.bottom_of(card)
-    d.card(x, y, TOP_COLOURS[top - 1], str(top), RIDE[bottom], note, title=name, data_card=name)
+    d.card(
+        x,
+        y,
+        TOP_COLOURS[top - 1],
+        str(top),
+        RIDE[bottom],
+        note,
+        title=card_words(card),
+        data_card=C.card_name(card),
+    )
 
 
 def _place(board: C.Board, space: int, y: float) -> tuple[float, float]:
@@ -132,9 +182,10 @@ def _row(d: Drawing, state: State, y: float) -> None:
         cards, what = state.row, "row: no match yet, everyone plays again"
     else:
         cards, what = last, "last row flipped (matched, now discarded)" if last else "row: empty"
-    x = 10
-    d.card(x, y + 20, BACK, face_down=True, title=f"draw pile: {len(state.draw_pile)} cards")
-    d.text(x + CARD_W / 2, y + 96, f"draw {len(state.draw_pile)}", 11, LIGHT, "middle")
+    x, size = 10, len(state.draw_pile)
+    with d.target([A.PLAY_TOP], "the draw pile: play its top card"):
+        d.card(x, y + 20, BACK, face_down=True, title="draw pile: " + plural(size, "card"))
+        d.text(x + CARD_W / 2, y + 96, f"draw {size}", 11, LIGHT, "middle")
     x += CARD_W + GAP
     d.rect(x, y + 20, CARD_W, CARD_H, "none", stroke=LIGHT, stroke_dasharray="4 3")
     d.text(x + CARD_W / 2, y + 55, str(len(state.discard)), 14, LIGHT, "middle", True)
@@ -147,7 +198,7 @@ def _row(d: Drawing, state: State, y: float) -> None:
     x += ROW_WIDTH + 16
     d.text(x, y + 12, "last events", 12, LIGHT, bold=True)
     for i, event in enumerate(state.log[-6:]):
-        d.text(x, y + 30 + i * 14, event_text(event), 11, LIGHT)
+        d.text(x, y + 30 + i * 14, plain(event_text(event)), 11, LIGHT)
 
 
 def _seat(
@@ -163,9 +214,8 @@ def _seat(
     stroke = {"stroke": HIGHLIGHT, "stroke_width": "3"} if acting else {"stroke": MUTED}
     d.rect(x, y, width, CARD_H + 48, PANEL, **stroke)
     tag = " · plays from the pile" if seat in rules.handless else ""
-    d.text(x + 8, y + 17, f"player_{seat}", 14, HIGHLIGHT if acting else LIGHT, bold=True)
-    count = f"{len(hand)} card" + ("" if len(hand) == 1 else "s")
-    d.text(x + 84, y + 17, count + tag, 11, LIGHT)
+    d.text(x + 8, y + 17, seat_label(seat, viewer), 14, HIGHLIGHT if acting else LIGHT, bold=True)
+    d.text(x + 84, y + 17, plural(len(hand), "card") + tag, 11, LIGHT)
     held = list(hand)
     if choice is not None and choice != A.PLAY_TOP:
         held.remove(choice)
@@ -173,9 +223,10 @@ def _seat(
     for i, card in enumerate(sorted(held) if shown else held):
         cx = x + 8 + i * pitch
         if shown:
-            _card(d, cx, y + 26, card)
+            with d.target([A.PLAY + card], "play " + card_words(card)):
+                _card(d, cx, y + 26, card)
         else:
-            d.card(cx, y + 26, BACK, face_down=True, title=f"a card in player_{seat}'s hand")
+            d.card(cx, y + 26, BACK, face_down=True, title=f"a card in {seat_name(seat)}'s hand")
     cx = x + width - 8 - CARD_W
     if choice is None:
         d.rect(cx, y + 26, CARD_W, CARD_H, "none", stroke=LIGHT, stroke_dasharray="4 3")
@@ -187,7 +238,7 @@ def _seat(
         _card(d, cx, y + 26, choice, "secret")
         note = "chosen"
     else:
-        d.card(cx, y + 26, BACK, face_down=True, title=f"player_{seat}'s choice, face down")
+        d.card(cx, y + 26, BACK, face_down=True, title=f"{seat_name(seat)}'s choice, face down")
         note = "chosen"
     d.text(cx + CARD_W / 2, y + CARD_H + 42, note, 11, HIGHLIGHT if acting else LIGHT, "middle")
 
@@ -221,8 +272,8 @@ def svg_table(rules: HeadlessHorsemanRules, state: State, seat: int | None) -> s
     """The table as ``seat`` sees it (None: the whole table), as an SVG document."""
     board, d = rules.board, Drawing()
     over = state.phase == Phase.OVER
-    status = "game over" if over else f"player_{state.actor} to act"
-    view = "whole table" if seat is None else f"player_{seat}'s view"
+    status = "game over" if over else f"{seat_name(state.actor, seat)} to act"
+    view = "whole table" if seat is None else f"{seat_name(seat)}'s view"
     d.text(
         10,
         18,
@@ -234,15 +285,7 @@ def svg_table(rules: HeadlessHorsemanRules, state: State, seat: int | None) -> s
     )
     y = 28.0
     if over:
-        won = state.outcome > 0
-        d.banner(
-            10,
-            y,
-            PER_ROW * STEP - 3,
-            "The team wins: Ichabod escapes over the Covered Bridge"
-            if won
-            else "The team loses: four pumpkins, the Horseman catches Ichabod",
-        )
+        d.banner(10, y, PER_ROW * STEP - 3, outcome_words(rules, state))
         y += 36
     y = _track(d, board, state, y)
     behind = state.ichabod - state.horseman

@@ -7,8 +7,10 @@ result. A card is drawn with both faces side by side; a face has one row per ing
 in the colour it shows, and the missing pair as a dashed row in the missing colour (the
 ingredient it lacks, named "no ..."). The hidden-information rule is the text view's: a seat sees
 its own hand and only the sizes of the others' hands (face-down cards); nobody sees an own pile's
-cards. In a seat's view its faces carry ``data-action`` (play that side up) and its cards their
-cycle action; faces it may play now are outlined.
+cards. In a seat's view the things it acts on are drawn as targets (:meth:`Drawing.target`): a
+face of a hand card (play that side up) and the card's "cycle" strip under its faces (slide it
+under the own pile); faces it may play now are outlined. Waiting is not drawn: a tick nobody
+acts on is a wait.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from envs.core.svg import BACK, HIGHLIGHT, INK, PAPER, Drawing
+from envs.core.svg import BACK, HIGHLIGHT, INK, PAPER, Drawing, plain, plural, seat_label, seat_name
 from envs.voodoo_mania import actions as A
 from envs.voodoo_mania import components as C
 from envs.voodoo_mania.phases import Phase
@@ -31,11 +33,13 @@ LABEL = ("doll", "mask", "potion", "amulet", "top hat")  # the ingredients, shor
 PANEL, ACTING_PANEL, LIGHT = "#386b45", "#44784f", "#f5f0e1"
 ROW_H = 13  # one ingredient row of a face
 FACE_W, FACE_H = 76, 5 * ROW_H + 8  # one side of a card
-CARD_W2, CARD_H2 = 2 * FACE_W + 12, FACE_H + 8  # a card with both sides
+STRIP_H = 18  # the cycle strip under a card's faces
+CARD_W2, CARD_H2 = 2 * FACE_W + 12, FACE_H + 8 + STRIP_H  # a card with both sides
 SMALL_W, SMALL_H = 34, 48  # a face-down hand card of another seat
 PANEL_W = 3 * CARD_W2 + 2 * 6 + 16
 PANEL_H = 26 + CARD_H2 + 8
 EVENTS = 6  # the last events shown, as in the text view
+CLOCK_IDLE = A.WAIT  # a real-time game: a page runs it on a clock, a tick let pass is a wait
 
 
 @lru_cache(maxsize=4096)
@@ -98,15 +102,17 @@ def _card(
     playable: tuple[bool, bool] = (False, False),
     slot: int | None = None,
 ) -> None:
-    """A hand card with both faces; ``playable`` outlines the sides that may be played now;
-    with ``slot`` (the viewer's own hand) the faces and card carry their actions."""
-    card_attrs = {} if slot is None else {"data_action": str(A.CYCLE + slot)}
-    d.rect(x, y, CARD_W2, CARD_H2, "#e7dcc3", rx=6, **card_attrs)
+    """A hand card with both faces and a cycle strip; ``playable`` outlines the sides that may
+    be played now; with ``slot`` (the viewer's own hand) the faces and the strip are targets."""
+    d.rect(x, y, CARD_W2, CARD_H2, "#e7dcc3", rx=6)
     for side in (0, 1):
-        attrs: dict[str, str] = {}
-        if slot is not None:
-            attrs["data_action"] = str(A.PLAY + 2 * slot + side)
-        _face(d, x + 4 + side * (FACE_W + 4), y + 4, rules, card, side, playable[side], **attrs)
+        play = [] if slot is None else [A.PLAY + 2 * slot + side]
+        with d.target(play, "play this side up: " + side_text(rules, card, side)):
+            _face(d, x + 4 + side * (FACE_W + 4), y + 4, rules, card, side, playable[side])
+    with d.target([] if slot is None else [A.CYCLE + slot], "slide this card under your pile"):
+        sy = y + FACE_H + 8
+        d.rect(x + 4, sy, CARD_W2 - 8, STRIP_H - 4, "#cbbd9c", stroke="#a8987a", rx=3)
+        d.text(x + CARD_W2 / 2, sy + 10, "cycle: under my pile", 9, INK, "middle")
 
 
 def _panel(
@@ -133,7 +139,7 @@ def _panel(
         stroke_width="3" if acting or winner else "1",
     )
     hand, pile = state.hands[other], state.piles[other]
-    name = f"player_{other} (you)" if seat == other else f"player_{other}"
+    name = seat_label(other, seat)
     d.text(x + 8, y + 18, name, 14, LIGHT, bold=True)
     tags = [f"points {state.scores[other]}", f"holds {len(hand) + len(pile)}", f"pile {len(pile)}"]
     if acting:
@@ -165,7 +171,7 @@ def _panel(
         sx = x + 8 + slot * (SMALL_W + 6)
         d.rect(sx, cy + 8, SMALL_W, SMALL_H, BACK, title="a hidden hand card")
         d.rect(sx + 4, cy + 12, SMALL_W - 8, SMALL_H - 8, BACK, stroke="#c9b8e8", rx=3)
-    held = f"{len(hand)} cards in hand (hidden)" if hand else "no cards in hand"
+    held = plural(len(hand), "card") + " in hand (hidden)" if hand else "no cards in hand"
     d.text(x + 8 + 3 * (SMALL_W + 6) + 6, cy + 38, held, 12, LIGHT)
 
 
@@ -174,9 +180,29 @@ def _result(rules: VoodooManiaRules, state: State) -> str:
     if state.truncated:
         return f"cut short after {state.tick} ticks: nobody wins"
     winners = rules.winners(state)
-    names = ", ".join(f"player_{s}" for s in winners)
+    names = ", ".join(seat_name(s) for s in winners)
     verb = "wins" if len(winners) == 1 else "share the win"
     return f"{names} {verb} with {state.scores[winners[0]]} points (fewest)"
+
+
+def outcome_words(rules: VoodooManiaRules, state: State) -> str:
+    """The result in words, once the game is over: who won, with how many points, or why
+    nobody did."""
+    return _result(rules, state)
+
+
+def action_words(rules: VoodooManiaRules, state: State, action: int) -> str:
+    """``action`` of the seat to act as a player says it: its card by the pairs its sides miss."""
+    name = rules.action_name(action, state)
+    if name.startswith("cycle "):
+        return "slide " + name.removeprefix("cycle ") + " under your pile"
+    return name
+
+
+def mind_shown(rules: VoodooManiaRules, state: State, actor: int, seat: int) -> bool:
+    """Whether ``seat`` sees all that ``actor`` sees, so that what ``actor`` thinks may be shown
+    to it: only its own mind (hands are secret)."""
+    return actor == seat
 
 
 def svg_table(rules: VoodooManiaRules, state: State, seat: int | None) -> str:
@@ -196,7 +222,7 @@ def svg_table(rules: VoodooManiaRules, state: State, seat: int | None) -> str:
         LIGHT,
         bold=True,
     )
-    who = "whole table" if seat is None else f"player_{seat}'s view"
+    who = "whole table" if seat is None else f"{seat_name(seat)}'s view"
     d.text(10 + width, y + 14, who, 12, LIGHT, "end")
     y += 24
     # The Voodoo pile: a stack of backs under the visible side of its top card.
@@ -206,7 +232,7 @@ def svg_table(rules: VoodooManiaRules, state: State, seat: int | None) -> str:
         d.rect(10 + 3 * k, y + 3 * k, FACE_W, FACE_H, BACK, stroke="#c9b8e8", rx=4)
     _face(d, 10, y, rules, card, side)
     tx = 10 + FACE_W + 24
-    d.text(tx, y + 16, f"Voodoo pile: {len(state.voodoo)} cards", 13, LIGHT, bold=True)
+    d.text(tx, y + 16, "Voodoo pile: " + plural(len(state.voodoo), "card"), 13, LIGHT, bold=True)
     d.text(tx, y + 36, "wanted pair (missing on its top card):", 12, LIGHT)
     wanted = rules.wanted(state)
     name = C.pair_name(wanted)
@@ -220,7 +246,7 @@ def svg_table(rules: VoodooManiaRules, state: State, seat: int | None) -> str:
     y += -(-rules.num_players // columns) * (PANEL_H + 8) + 6
     d.text(10, y + 12, "last events", 12, LIGHT, bold=True)
     for k, event in enumerate(state.log[-EVENTS:]):
-        d.text(10, y + 28 + 15 * k, event_text(rules, event), 12, LIGHT)
+        d.text(10, y + 28 + 15 * k, plain(event_text(rules, event)), 12, LIGHT)
     y += 28 + 15 * EVENTS
     d.rect(4, y - 4, width + 12, 40, LIGHT, stroke=LIGHT, rx=4)  # legible under the legend's ink
     y = d.legend(10, y, [(c, n) for c, n in zip(COLOUR, C.COLOURS, strict=True)]) + 6
