@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -250,3 +251,22 @@ def make_batched_agent(
         "heuristic:<name> and torch:<checkpoint> (python:<module>:<Class> agents play row by "
         "row in python -m eval.batched only)"
     )
+
+
+def table_agent(
+    spec: str, env_id: str, num_players: int, device: torch.device, generator: torch.Generator
+) -> BatchedPolicy:
+    """:func:`make_batched_agent` of ``spec``, and for a ``torch:`` checkpoint a
+    :class:`ConfigError` unless it was trained for ``num_players`` players."""
+    policy = make_batched_agent(spec, env_id, num_players, device, generator)
+    parsed = parse_spec(spec)
+    if parsed.kind == "torch":
+        from agents.torch_policy import load_checkpoint
+
+        players = load_checkpoint(Path(parsed.target))[1].get("num_players")
+        if players != num_players:
+            raise ConfigError(
+                f"checkpoint {parsed.target!r} was trained for {players} players, not "
+                f"{num_players} (num_players)"
+            )
+    return policy

@@ -82,10 +82,3 @@ def test_a_missing_base_or_a_cycle_names_the_chain_of_files(tmp_path):
     (tmp_path / "d.yaml").write_text("base: 3\n")
     with pytest.raises(ConfigError, match="base must name a config file, got 3"):
         read_config_file(tmp_path / "d.yaml")
-
-
-def test_the_partners_recipe_is_the_two_player_recipe_plus_its_population():
-    partners = load_config("configs/train/hocus_pocus_2p_partners.yaml").model_dump()
-    plain = load_config("configs/train/hocus_pocus_2p_torch.yaml").model_dump()
-    differ = {k for k in plain if plain[k] != partners[k]}
-    assert differ == {"name", "max_minutes", "self_play_every", "partners"}

@@ -69,7 +69,7 @@ def one_line_error(out: subprocess.CompletedProcess, *parts: str) -> None:
         assert part in out.stderr
 
 
-# Item 5: sizes before allocation.
+# sizes before allocation.
 
 
 def test_a_huge_player_count_is_refused_before_anything_is_allocated(good):
@@ -129,7 +129,7 @@ def test_a_recorder_refuses_a_seed_no_record_may_hold():
         env.reset(seed=-1)
 
 
-# Item 8: broken files are one-line errors naming the file.
+# broken files are one-line errors naming the file.
 
 BROKEN = {
     "not_utf8": (b'{"record": "cauldron-game", "env": "caf\xe9"}\n', "not UTF-8 text (byte 0xe9"),
@@ -168,7 +168,7 @@ def test_the_viewer_refuses_each_bad_file_in_one_line_and_writes_no_page(good, t
         assert not out.exists()
 
 
-# Item 8: answers that pass str.isdigit but not int().
+# answers that pass str.isdigit but not int().
 
 ODD = ("²", "³", "--5", "g ²", "v ³")
 
@@ -203,7 +203,7 @@ def test_the_replay_prompt_re_asks_for_digits_int_refuses(good):
     assert said[4].startswith("out of range") and said[5].startswith("--- step 2/")
 
 
-# Item 8: Ctrl-C.
+# Ctrl-C.
 
 
 def interrupt(_: str) -> str:
@@ -222,12 +222,14 @@ def exit_code(main, argv: list[str]) -> int:
     pytest.fail("no exit")
 
 
-def test_ctrl_c_at_the_play_prompt_abandons_the_game_with_one_line(tmp_path, monkeypatch, capsys):
+def test_ctrl_c_at_the_first_play_prompt_is_one_line_and_saves_nothing(
+    tmp_path, monkeypatch, capsys
+):
     monkeypatch.setattr("builtins.input", interrupt)
     save = tmp_path / "game.jsonl"
     args = ["--env", ENV, "--players", "2", "--seed", "1", "--save", str(save)]
     assert exit_code(human.main, [*args, "--partners", "random"]) == 130 and not save.exists()
-    assert capsys.readouterr().err == "\ninterrupted: game abandoned, nothing saved\n"
+    assert capsys.readouterr().err == "\nstopped: nothing to save\n"
 
 
 def test_ctrl_c_at_the_replay_prompt_is_one_line(good, monkeypatch, capsys):
@@ -255,11 +257,11 @@ def test_sigint_at_the_play_prompt_leaves_no_traceback(tmp_path):
     _, err = process.communicate(timeout=60)
     assert b"your action" in shown
     assert process.returncode == 130 and b"Traceback" not in err, err.decode()
-    assert err.decode().strip() == "interrupted: game abandoned, nothing saved"
+    assert err.decode().strip() == "stopped: nothing to save"
     assert not save.exists()
 
 
-# Item 7: bad seeds and output paths are refused before the game is played or the page built.
+# Bad seeds and output paths are refused before the game is played or the page built.
 
 
 def never(_: str) -> str:
@@ -309,7 +311,7 @@ def test_the_viewer_refuses_a_folder_before_building_the_page(good, tmp_path, mo
     assert made.is_file()
 
 
-# Item 10: record text cannot break the page.
+# record text cannot break the page.
 
 
 def test_record_text_cannot_close_or_hide_the_data_script(good, tmp_path):

@@ -106,6 +106,9 @@ class Stage(BaseModel):
         return _known_keys(cls, data, "curriculum stage")
 
 
+SELF, SNAPSHOTS = "self", "snapshots"  # partners: the learner itself, its snapshots
+
+
 class Partner(BaseModel):
     """A member of the partner population (``partners``): who plays a partner seat, how often
     it is drawn, and how often its choice is replaced by a uniformly random legal action."""
@@ -540,12 +543,34 @@ class TrainConfig(BaseModel):
         for opponent in self.opponents:
             make_batched_agent(opponent, self.env, self.num_players, device, torch.Generator())
 
+    def _check_member(self, member: Partner) -> None:
+        """A :class:`ConfigError` unless ``member`` can play: ``self`` without noise,
+        ``snapshots`` with ``self_play_every``, or an agent of this game and player count with
+        a batched form."""
+        if member.agent == SELF:
+            if member.epsilon:
+                raise ConfigError(
+                    "epsilon must be 0 for agent 'self' (the learner's choices train)"
+                )
+        elif member.agent == SNAPSHOTS:
+            if not self.self_play_every:
+                raise ConfigError(
+                    "agent 'snapshots' needs self_play_every > 0 (updates between them)"
+                )
+        else:
+            import torch
+
+            from agents.batched import table_agent
+            from envs.core.devices import torch_device
+
+            device = torch_device(self.device)
+            generator = torch.Generator(device=device)
+            table_agent(member.agent, self.env, self.num_players, device, generator)
+
     def _check_partners(self, cooperative: bool) -> None:
         """A partner population: a cooperative game on engine 'batched', at least one member,
         a positive total weight, no noisy `self`, snapshots only with self_play_every, and
         every other member an agent with a batched form made for this game and player count."""
-        from train.partners import check_member
-
         if not cooperative or self.engine != "batched":
             raise ValueError(
                 "partners needs a cooperative game and engine 'batched' (competitive games "
@@ -557,7 +582,7 @@ class TrainConfig(BaseModel):
             raise ValueError("partners: every weight is 0; at least one must be positive")
         for index, member in enumerate(self.partners):
             try:
-                check_member(member, self)
+                self._check_member(member)
             except ConfigError as err:
                 raise ValueError(f"partners[{index}]: {err}") from None
 

@@ -22,56 +22,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
-from agents.batched import BatchedPolicy, BatchedRandom, make_batched_agent
-from agents.specs import parse_spec
+from agents.batched import BatchedPolicy, BatchedRandom, table_agent
 from envs.core.batched import uniform
-from envs.core.devices import torch_device
-from envs.core.errors import ConfigError
+from train.config import SELF, SNAPSHOTS, Partner, TrainConfig
 
-if TYPE_CHECKING:
-    from train.config import Partner, TrainConfig
-
-SELF, SNAPSHOTS = "self", "snapshots"
 LEARNER = -1  # the player of a seat the learner decides
 SNAPSHOT = -2  # a member whose player is one of the snapshots
 REPORT = "partners.json"
-
-
-def partner_policy(
-    agent: str, config: TrainConfig, device: torch.device, generator: torch.Generator
-) -> BatchedPolicy:
-    """The batched policy of member ``agent`` (a spec); a :class:`ConfigError` for a spec with
-    no batched form or a checkpoint made for another game or player count."""
-    policy = make_batched_agent(agent, config.env, config.num_players, device, generator)
-    parsed = parse_spec(agent)
-    if parsed.kind == "torch":
-        from agents.torch_policy import load_checkpoint
-
-        players = load_checkpoint(Path(parsed.target))[1].get("num_players")
-        if players != config.num_players:
-            raise ConfigError(
-                f"checkpoint {parsed.target!r} was trained for {players} players, not "
-                f"{config.num_players} (num_players)"
-            )
-    return policy
-
-
-def check_member(member: Partner, config: TrainConfig) -> None:
-    """A :class:`ConfigError` unless ``member`` can play: ``self`` without noise, ``snapshots``
-    with ``self_play_every``, or an agent of this game and player count with a batched form."""
-    if member.agent == SELF:
-        if member.epsilon:
-            raise ConfigError("epsilon must be 0 for agent 'self' (the learner's choices train)")
-    elif member.agent == SNAPSHOTS:
-        if not config.self_play_every:
-            raise ConfigError("agent 'snapshots' needs self_play_every > 0 (updates between them)")
-    else:
-        device = torch_device(config.device)
-        partner_policy(member.agent, config, device, torch.Generator(device=device))
 
 
 def labels(members: list[Partner]) -> list[str]:
@@ -103,7 +64,9 @@ class Partners:
                 slots.append(LEARNER if member.agent == SELF else SNAPSHOT)
             else:
                 slots.append(len(self.policies))
-                self.policies.append(partner_policy(member.agent, config, device, generator))
+                self.policies.append(
+                    table_agent(member.agent, config.env, config.num_players, device, generator)
+                )
         self.slot = torch.tensor(slots, device=device)
         weights = torch.tensor([m.weight for m in members], dtype=torch.float64, device=device)
         self.weights = weights / weights.sum()
