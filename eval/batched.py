@@ -69,9 +69,8 @@ from eval.splits import DEFAULT_SPLIT, SPLITS
 from eval.stats import (
     MIN_SEEDS,
     bootstrap_mean_interval,
-    detectable_difference,
+    judged,
     paired_difference,
-    verdict,
     wilson_interval,
 )
 
@@ -279,23 +278,11 @@ def interval(mean: float, low: float, high: float) -> dict[str, float]:
     return {"mean": mean, "low": low, "high": high}
 
 
-def judged(differences: np.ndarray) -> dict[str, Any]:
-    """The mean of paired per-deal ``differences`` of the game's measure with its bootstrap
-    interval, the ``verdict`` (:func:`eval.stats.verdict`) and the ``detectable`` difference
-    (:func:`eval.stats.detectable_difference`)."""
-    mean, low, high = bootstrap_mean_interval(np.asarray(differences, float).tolist())
-    return {
-        **interval(mean, low, high),
-        "verdict": verdict(low, high),
-        "detectable": detectable_difference(differences),
-    }
-
-
 def summarize(outcomes: Outcomes, reference: Outcomes | None = None) -> dict[str, Any]:
     """Figures of one row: ``count`` (games), ``counts`` (:meth:`Outcomes.counts`), ``win``
     (Wilson), ``score`` (bootstrap), ``length``; competitive: ``opponent_win`` and
     ``won_minus_lost`` (the game's measure, per game a shared win counting 0, judged by
-    :func:`judged`); cooperative, given another team's ``reference`` outcomes on the same
+    :func:`eval.stats.judged`); cooperative, given another team's ``reference`` outcomes on the same
     deals: ``paired``, this team's win (the game's measure, judged) and score (a diagnostic)
     minus the reference's, deal by deal."""
     row: dict[str, Any] = {
@@ -337,7 +324,7 @@ def across_seeds(
     """The paired rows (each a training seed of one recipe against the ``reference`` team)
     summarised per figure (``win``, the game's measure; ``score``, a diagnostic) by
     :func:`over_seeds`; the measure also ``pooled``: the seeds' mean win minus the
-    reference's, deal by deal, judged (:func:`judged`)."""
+    reference's, deal by deal, judged (:func:`eval.stats.judged`)."""
     paired = [row["paired"] for row in rows if "paired" in row]
     summary = {key: over_seeds([p[key] for p in paired]) for key in ("win", "score")}
     base = played[reference].won.astype(float)

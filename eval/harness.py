@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from openskill.models import PlackettLuce
 from tqdm import tqdm
 
@@ -34,12 +33,7 @@ from eval.executors import executor
 from eval.play import GameResult, play_game
 from eval.provenance import provenance
 from eval.records import ActionLog, Kept, select
-from eval.stats import (
-    bootstrap_mean_interval,
-    detectable_difference,
-    verdict,
-    wilson_interval,
-)
+from eval.stats import bootstrap_mean_interval, judged, wilson_interval
 
 CHUNK = 50
 
@@ -288,17 +282,6 @@ def ends(lineup: Lineup, games: list[GameResult], cooperative: bool) -> dict[str
     return counts
 
 
-def judged(differences: list[float]) -> dict[str, Any]:
-    """Paired per-deal ``differences`` of the game's measure: their mean with its bootstrap
-    interval, the ``verdict`` and the ``detectable`` difference (:mod:`eval.stats`)."""
-    summary = mean(differences)
-    return {
-        **summary,
-        "verdict": verdict(summary["low"], summary["high"]),
-        "detectable": detectable_difference(np.asarray(differences)),
-    }
-
-
 def summarize(config: EvalConfig, results: dict[Lineup, list[GameResult]]) -> dict[str, Any]:
     """Plain-data summary of the played lineups (every one of the config's, or those
     :func:`play_all` was given): team and cross-play rows for cooperative games, head-to-head
@@ -360,7 +343,7 @@ def paired(
 ) -> dict[str, Any]:
     """Mean of ``value(game of a) − value(game of b)`` over the same seeds, with its percentile
     bootstrap interval (paired: the deal's own difficulty cancels); for the game's ``measure``
-    also judged (:func:`judged`)."""
+    also judged (:func:`eval.stats.judged`)."""
     if [g.seed for g in a] != [g.seed for g in b]:
         raise ValueError("paired differences need the same seeds on both sides")
     differences = [value(x) - value(y) for x, y in zip(a, b, strict=True)]

@@ -125,3 +125,18 @@ def detectable_difference(differences: np.ndarray) -> float:
     if d.size < 2:
         return math.inf
     return float((Z_95 + Z_POWER_80) * d.std(ddof=1) / math.sqrt(d.size))
+
+
+def judged(differences: np.ndarray | list[float]) -> dict[str, float | str]:
+    """Paired per-deal ``differences`` of a game's measure: ``mean`` with its 95% percentile
+    bootstrap interval (``low``, ``high``), the ``verdict`` (:func:`verdict`) and the
+    ``detectable`` difference (:func:`detectable_difference`)."""
+    d = np.asarray(differences, dtype=float)
+    mean, low, high = bootstrap_mean_interval(d.tolist())
+    return {
+        "mean": mean,
+        "low": low,
+        "high": high,
+        "verdict": verdict(low, high),
+        "detectable": detectable_difference(d),
+    }
