@@ -1,4 +1,4 @@
-"""Voodoo Mania drawn as SVG (issue 31 item 2): every frame of random play at every player count
+"""Voodoo Mania drawn as SVG: every frame of random play at every player count
 is well-formed SVG, ``render()`` in ``svg`` mode is the whole table's drawing and ``rgb_array``
 its picture, a seat's drawing shows no card its text view hides, a finished game has its banner
 and every drawing its legend; actions and the text view name cards by their faces, not ids."""

@@ -1,4 +1,4 @@
-"""The web table's page (issues 13 and 31), without a browser: data, encoding, errors,
+"""The web table's page, without a browser: data, encoding, errors,
 self-containment, drawn tables, the move list, seat labels and what the agents thought."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The web table in a real headless Chromium (issues 13 and 31), driven by Playwright.
+"""The web table in a real headless Chromium, driven by Playwright.
 
 Each game's page is checked against an independent replay of its record through the reference
 env: the whole table and each seat's private view as drawn (the SVG elements in the page), the
@@ -207,7 +207,7 @@ def test_a_game_that_cannot_be_drawn_shows_a_readable_error(page, tmp_path):
 
 
 def test_the_move_list_jumps_to_a_step_and_follows_the_current_one(page, tmp_path):
-    """Issue 31: the whole move and event list beside the table, one entry per decision after
+    """The whole move and event list beside the table, one entry per decision after
     the deal, each as the table saw it; a click on entry k shows step k; the current entry is
     marked and scrolled into view."""
     [game], _ = record_games("hexenflug_v1", "random", [1], players=2)  # 541 decisions
@@ -240,7 +240,7 @@ def test_the_move_list_jumps_to_a_step_and_follows_the_current_one(page, tmp_pat
 
 
 def test_a_seat_s_view_shows_no_other_seat_s_thoughts_or_secret_choices(page, tmp_path):
-    """Issue 31: what an agent thought (its top actions, its value) is shown beside its move in
+    """What an agent thought (its top actions, its value) is shown beside its move in
     the whole table and in its own view only, and another seat's secret pass or swap reads as
     its public text; every seat is labelled with its agent, in the view tabs and the figures."""
     [game], _ = record_games("hocus_pocus_v1", "random", [8], players=3)
@@ -286,7 +286,7 @@ def test_a_seat_s_view_shows_no_other_seat_s_thoughts_or_secret_choices(page, tm
 def test_a_hundred_game_page_steps_without_delay(page, tmp_path):
     """Opens a 100-game page of drawn tables (SVG) and times each step in the page: drawing
     with layout, and from a click on "next" to the next painted frame; both medians must stay
-    under 100 ms (issue 31's target). The figures, maxima too, are printed and go to
+    under 100 ms. The figures, maxima too, are printed and go to
     runs/test_viewer/timing.json."""
     env_id = next(i for i in envs.ids() if i.startswith("hocus_pocus"))  # the widest table
     games, _ = record_games(env_id, "random", range(100), players=4)

@@ -1,4 +1,4 @@
-"""Every seat's view shows only what that seat could know at that step (issue 31).
+"""Every seat's view shows only what that seat could know at that step.
 
 A seat's view of a frame is what every tool shows it (the web viewer, ``eval.replay --seat``,
 ``eval.play``): the action just taken as it saw it (:func:`envs.core.views.seen_action`), the
@@ -280,7 +280,8 @@ def record(env_id: str, players: int, seed: int, spec: str = "random") -> record
 
 @pytest.mark.parametrize("env_id", envs.ids())
 def test_every_seat_s_figures_at_every_frame_come_from_the_game_state(env_id):
-    """Issue 31: the per-seat table refreshed only the next actor's row from ``infos``."""
+    """Every seat's figures are read from the game state at every frame, not only the next
+    actor's row from ``infos``."""
     players = envs.spec(env_id).players[0] + 1
     game = record(env_id, players, 3)
     env = envs.make(env_id, num_players=players)
@@ -324,7 +325,7 @@ def test_in_hexenflug_every_seat_sees_every_action():
 
 
 def test_eval_play_summaries_name_no_secret_pass_or_swap():
-    """Issue 31: ``player_1: choose blue Dash of Pox#0`` after Come Little Children. The
+    """``player_1: choose blue Dash of Pox#0`` after Come Little Children. The
     summaries the person reads are exactly its seat's seen texts, in order."""
     secrets = 0
     for seed in range(100):
