@@ -386,6 +386,15 @@ class Run:
 
 
 @dataclass
+class Played:
+    """What a rollout leaves beside its records: the seconds spent in the games' steps
+    (opponents' choices included) and the figures of every game that ended."""
+
+    stepping: float
+    finished: list[dict[str, float]]
+
+
+@dataclass
 class Targets:
     """What an update fits, ``[T, N]``: the GAE ``advantages``, the ``returns`` (advantages +
     values), and ``trained``: 1 at the learner's decisions whose transition ended inside the
@@ -453,13 +462,12 @@ def train(config: TrainConfig, log: RunLog) -> Path:
         rate = learning_rate_at(config, update * run.batch)
         for group in run.learner.optimizer.param_groups:
             group["lr"] = rate
-        stepping, finished = play_rollout(run)
+        played = play_rollout(run)
         targets = estimate_advantages(run)
         losses = ppo_update(run, targets, bc)
         step = (update + 1) * run.batch
         elapsed = time.perf_counter() - began
-        timing = {"elapsed": elapsed, "stepping": stepping, "bc": bc, "rate": rate}
-        log_update(run, step, timing, finished, targets, losses)
+        log_update(run, step, elapsed, played, targets, losses, bc=bc, rate=rate)
         if config.self_play_every and (update + 1) % config.self_play_every == 0:
             run.games.add_snapshot(run.learner.net)
         out_of_time = time.perf_counter() > run.deadline
@@ -623,10 +631,8 @@ def next_stage(run: Run, update: int) -> None:
     run.log.message(f"curriculum stage {run.stage} from step {step:,}")
 
 
-def play_rollout(run: Run) -> tuple[float, list[dict[str, float]]]:
-    """Step the games ``rollout_steps`` times, recording into ``run.rollout``; return the
-    seconds spent in the games' steps (opponents' choices included) and the figures of every
-    game that ended."""
+def play_rollout(run: Run) -> Played:
+    """Step the games ``rollout_steps`` times, recording into ``run.rollout``."""
     records, live = run.rollout, run.games.rows
     stepping = 0.0
     finished: list[dict[str, float]] = []
@@ -644,7 +650,7 @@ def play_rollout(run: Run) -> tuple[float, list[dict[str, float]]]:
         run.memory[ended] = 0.0
         if run.other_play is not None and len(ended):
             run.other_play.redraw(ended)
-    return stepping, finished
+    return Played(stepping, finished)
 
 
 def decide(run: Run, t: int) -> torch.Tensor | None:
@@ -716,7 +722,19 @@ def flatten(run: Run, targets: Targets) -> Batch:
     rows if none)."""
     config, records, size = run.config, run.rollout, run.batch
     weight = targets.trained.reshape(-1)
-    data = Batch(
+    seqs = seq_weight = rows_trained = None
+    if config.recurrent:
+        learners = records.learners
+        deciding = learners.bool() if bool(learners.any()) else torch.ones_like(learners).bool()
+        seqs = sequences.cut(deciding, records.seats, records.dones, config.seq_len, config.burn_in)
+        seq_weight = seqs.weight * weight[seqs.rows]
+        units = len(seqs.rows)
+    else:
+        rows_trained = weight.nonzero().squeeze(1)
+        if not len(rows_trained):
+            rows_trained = torch.arange(size, device=run.learner.device)
+        units = len(rows_trained)
+    return Batch(
         obs=records.obs.reshape(size, -1),
         mask=records.mask.reshape(size, -1),
         critic=records.critic.reshape(size, -1),
@@ -730,22 +748,11 @@ def flatten(run: Run, targets: Targets) -> Batch:
         advantages=targets.advantages.reshape(-1),
         returns=targets.returns.reshape(-1),
         weight=weight,
-        units=0,
+        units=units,
+        seqs=seqs,
+        seq_weight=seq_weight,
+        rows_trained=rows_trained,
     )
-    if config.recurrent:
-        learners = records.learners
-        deciding = learners.bool() if bool(learners.any()) else torch.ones_like(learners).bool()
-        data.seqs = sequences.cut(
-            deciding, records.seats, records.dones, config.seq_len, config.burn_in
-        )
-        data.seq_weight = data.seqs.weight * weight[data.seqs.rows]
-        data.units = len(data.seqs.rows)
-    else:
-        data.rows_trained = weight.nonzero().squeeze(1)
-        if not len(data.rows_trained):
-            data.rows_trained = torch.arange(size, device=run.learner.device)
-        data.units = len(data.rows_trained)
-    return data
 
 
 def ppo_update(run: Run, targets: Targets, bc: float) -> Losses:
@@ -854,15 +861,18 @@ def cloning_loss(run: Run, size: int) -> torch.Tensor:
 def log_update(
     run: Run,
     step: int,
-    timing: dict[str, float],
-    finished: list[dict[str, float]],
+    elapsed: float,
+    played: Played,
     targets: Targets,
     losses: Losses,
+    *,
+    bc: float,
+    rate: float,
 ) -> None:
-    """Log the update's scalars at ``step``: returns, losses, speeds (``timing``: the update's
-    and the games' seconds, ``elapsed`` and ``stepping``), the schedules (``bc``, ``rate``),
-    the rollout's diagnostics and the finished games' figures."""
-    records, elapsed, learners = run.rollout, timing["elapsed"], run.rollout.learners
+    """Log the update's scalars at ``step``: returns, losses, speeds (the update took
+    ``elapsed`` seconds), the cloning weight ``bc`` and the learning ``rate``, the rollout's
+    diagnostics and the finished games' figures."""
+    records, learners = run.rollout, run.rollout.learners
     run.log.scalars(
         step,
         {
@@ -873,11 +883,11 @@ def log_update(
             "loss/entropy": losses.entropy.item(),
             "perf/steps_per_second": run.batch / elapsed,
             "perf/learner_steps_per_second": float(learners.sum()) / elapsed,
-            "perf/game_share": timing["stepping"] / elapsed,
+            "perf/game_share": played.stepping / elapsed,
             "train/learner_share": float(learners.mean()),
             "train/curriculum_stage": run.stage,
-            "train/bc_coef": timing["bc"],
-            "train/learning_rate": timing["rate"],
+            "train/bc_coef": bc,
+            "train/learning_rate": rate,
             **diagnostics.rollout_stats(
                 entropies=records.entropies,
                 obs=records.obs,
@@ -888,7 +898,7 @@ def log_update(
                 returns=targets.returns,
                 phases=diagnostics.phase_field(run.config.env),
             ),
-            **diagnostics.game_stats(finished),
+            **diagnostics.game_stats(played.finished),
             **belief_figures(losses.believed, run.learner.hands),
             **(run.games.partner_figures() if run.batched else {}),
         },
