@@ -372,6 +372,7 @@ class Run:
 
     @property
     def batched(self) -> bool:
+        """Whether the games are the batched tensor engine."""
         return self.config.engine == "batched"
 
     @property
