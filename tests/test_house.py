@@ -1,6 +1,7 @@
 """The house: no import circles among the project's modules (every import counts, those inside
 functions and ``TYPE_CHECKING`` blocks too), ``eval`` imports ``train`` only in the ZSC protocol
-(``eval/zsc/``, which trains), and every game's agents live in ``agents/<game>/``."""
+(``eval/zsc/``, which trains), every game's agents live in ``agents/<game>/``, and no function
+of the training code is longer than :data:`MAX_TRAINING_FUNCTION` lines."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from agents.heuristics import batched_heuristics
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("envs", "agents", "train", "eval")
+MAX_TRAINING_FUNCTION = 80
 GENERIC_AGENTS = {
     "__init__",
     "base",
@@ -165,3 +167,15 @@ def test_every_games_agents_live_in_its_own_package():
         batched = batched_heuristics(env_id)
         assert set(batched) == set(heuristics)
         assert all(cls.__module__.startswith(f"agents.{game}.") for cls in batched.values())
+
+
+def test_training_functions_are_short():
+    """Every function in ``train/``, counted from ``def`` to its last line, reads on one screen."""
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1})"
+        for path in sorted((ROOT / "train").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno - node.lineno + 1 > MAX_TRAINING_FUNCTION
+    ]
+    assert long == []
