@@ -1,12 +1,20 @@
 # Cauldron tasks. PYTHON can point at another interpreter: make test PYTHON=.venv/bin/python
 PYTHON ?= python
 
-.PHONY: install quickstart demo test lint bench results rules-tables docs
+.PHONY: install browser quickstart demo test lint bench results rules-tables docs
 
 # torch first: the CPU build on this disk; a plain "torch" requirement pulls a CUDA build.
 install:
 	$(PYTHON) -m pip install --quiet torch==2.13.0
 	$(PYTHON) -m pip install --quiet -e ".[dev,train]"
+
+# The browser tests drive Debian's Chromium with Playwright (never "playwright install"): the
+# package is installed where apt-get may run (as root), else the tests skip and say how.
+browser:
+	$(PYTHON) -m pip install --quiet -e ".[browser]"
+	command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+		|| echo "warning: no chromium (apt-get install chromium): the browser tests will skip"
 
 quickstart: install
 	$(PYTHON) -m train configs/train/quickstart.yaml
@@ -14,8 +22,8 @@ quickstart: install
 demo: install
 	$(PYTHON) -m eval.demo --players 4 --seed 0
 
-# Two worker processes (pytest-xdist), one test file each at a time: about 11 minutes on 2 cores.
-test: install
+# Two worker processes (pytest-xdist), one test file each at a time, the browser tests included.
+test: install browser
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m pytest -n 2 --dist loadfile
 
