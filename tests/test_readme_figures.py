@@ -130,7 +130,7 @@ def test_rows_give_each_seed_the_seeds_together_and_the_verdict_of_the_measure(t
     assert len(lines) == 2
     cells = lines[1].split(" | ")
     assert cells[2:4] == ["random", "won − lost"]
-    assert cells[5:8] == ["3 of 3", "+100.0% [+100.0, +100.0]", "yes"]
+    assert cells[5:9] == ["3 of 3", "+100.0% [+100.0, +100.0]", "+100.0% [+100.0, +100.0]", "yes"]
     assert cells[-1].startswith("24, dev split, commit `")
     batched.main(
         ["headless_horseman_v1", "heuristic:focal", "random", "random", "random", "--games", "24"]
@@ -139,9 +139,8 @@ def test_rows_give_each_seed_the_seeds_together_and_the_verdict_of_the_measure(t
     row = readme_figures.BenchmarkRow(
         name="hh", env="headless_horseman_v1", players=2, against=["heuristic:focal"], **common
     )
-    (line,) = readme_figures.rendered(
-        row, json.loads((tmp_path / "hh" / "results.json").read_text())
-    )
-    pooled = json.loads((tmp_path / "hh" / "results.json").read_text())["across_seeds"]["win"]
-    assert line.split(" | ")[7] == pooled["pooled"]["verdict"] == "no"
+    results = json.loads((tmp_path / "hh" / "results.json").read_text())
+    (line,) = readme_figures.rendered(row, results)
+    pooled = results["across_seeds"]["win"]["pooled"]
+    assert line.split(" | ")[8] == pooled["verdict"] == "no"
     assert readme_figures.table(tmp_path, readme_figures.Benchmark(games=24, rows=[row]))

@@ -42,8 +42,9 @@ DOC_PAGE = Path("docs/reports/training.md")  # the docs site's copy of the table
 QUICK_GAMES = 500
 HEADER = (
     "| game | config | against | measure | each seed, paired [95% CI] | seeds above 0 | "
-    "the seeds together, paired [95% CI] | verdict | detectable | diagnostic | budget | deals |"
-    "\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "mean over the seeds [95% CI over seeds] | the seeds together, paired [95% CI] | verdict | "
+    "detectable | diagnostic | budget | deals |"
+    "\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -172,6 +173,7 @@ def rendered(row: BenchmarkRow, results: dict[str, Any]) -> list[str]:
             measure,
             ", ".join(signed(m) for m in per_seed),
             f"{over['above']} of {len(per_seed)}",
+            signed(over["mean"]),
             signed(pooled),
             pooled["verdict"],
             f"±{pooled['detectable']:.1%}",
