@@ -65,3 +65,25 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture
+def serving(tmp_path):
+    """Starts play servers (``start(env_id, players, seat, seed=4)``: the person in ``seat``,
+    the game's default agent in the others, records under ``tmp_path``), all closed after the
+    test."""
+    from eval import serve
+    from eval.demo import default_agent
+    from tests.test_serve import Running
+
+    servers: list[Running] = []
+
+    def start(env_id: str, players: int, seat: int, seed: int = 4) -> Running:
+        path = str(tmp_path / f"{env_id}.jsonl")
+        partners = [default_agent(env_id)]
+        servers.append(Running(serve.Session(env_id, players, seat, partners, seed, path)))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()

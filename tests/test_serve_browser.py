@@ -25,7 +25,6 @@ import pytest
 import envs
 from envs.core.views import seen_action
 from eval import records, serve
-from eval.demo import default_agent
 from tests import test_viewer_browser as viewer_tests
 from tests.test_serve import Failing, Running
 
@@ -54,21 +53,6 @@ DRAWN = """want => {
     expected.innerHTML = want;
     return [plain(document.getElementById("table").cloneNode(true)), plain(expected)];
 }"""
-
-
-@pytest.fixture
-def serving(tmp_path):
-    servers: list[Running] = []
-
-    def start(env_id: str, players: int, seat: int, seed: int = 4) -> Running:
-        path = str(tmp_path / f"{env_id}.jsonl")
-        partners = [default_agent(env_id)]
-        servers.append(Running(serve.Session(env_id, players, seat, partners, seed, path)))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
 
 
 def settle(tab, after: int) -> int | None:

@@ -20,9 +20,7 @@ import pytest
 
 import envs
 from eval import serve
-from eval.demo import default_agent
 from tests import test_viewer_browser as viewer_tests
-from tests.test_serve import Running
 
 browser = viewer_tests.browser  # the fixture, shared
 
@@ -71,21 +69,6 @@ SETUP = {  # env: (players, seat, seed)
     "voodoo_mania_v1": (3, 1, 3),
     "headless_horseman_v1": (3, 1, 4),
 }
-
-
-@pytest.fixture
-def serving(tmp_path):
-    servers: list[Running] = []
-
-    def start(env_id: str, players: int, seat: int, seed: int) -> Running:
-        path = str(tmp_path / f"{env_id}.jsonl")
-        partners = [default_agent(env_id)]
-        servers.append(Running(serve.Session(env_id, players, seat, partners, seed, path)))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
 
 
 def new_page(browser, width: int, height: int):

@@ -21,6 +21,7 @@ steps and a warning when the seeds' budgets differ or fewer than :data:`MIN_SEED
 ``--split test`` plays the runs (seeds of one torch config) on the test split instead, as the
 README's rows (:func:`test_table`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -180,7 +181,7 @@ def cells(results: dict) -> list[str]:
             with_figure(rates[trained], team[trained]),
             with_figure(rates["random"], team["random"]),
             f"{best}: {with_figure(heuristics[best], team[best])}",
-            signed(difference),
+            readme_figures.signed(difference),
             verdict(difference["low"], difference["high"]),
             deals,
         ]
@@ -189,14 +190,10 @@ def cells(results: dict) -> list[str]:
     return [
         percent(rates["random"]),
         f"{hardest}: {percent(heuristics[hardest])}",
-        signed(difference),
+        readme_figures.signed(difference),
         verdict(difference["low"], difference["high"]),
         deals,
     ]
-
-
-def signed(m: dict) -> str:
-    return f"{100 * m['mean']:+.1f}% [{100 * m['low']:+.1f}, {100 * m['high']:+.1f}]"
 
 
 def paired_win(results: dict, trained: str, other: str) -> dict:
