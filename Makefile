@@ -17,10 +17,10 @@ browser:
 		|| echo "warning: no chromium (apt-get install chromium): the browser tests will skip"
 
 quickstart: install
-	$(PYTHON) -m train configs/train/quickstart.yaml
+	$(PYTHON) -m cauldron train configs/train/quickstart.yaml
 
 demo: install
-	$(PYTHON) -m eval.demo --players 4 --seed 0
+	$(PYTHON) -m cauldron demo --players 4 --seed 0
 
 # Two worker processes (pytest-xdist), one test file each at a time, the browser tests included.
 test: install browser
@@ -33,26 +33,26 @@ lint:
 
 bench: install
 	$(PYTHON) -m pip install --quiet -e ".[bench]"
-	$(PYTHON) -m eval.bench --all-players
-	$(PYTHON) -m train.bench
+	$(PYTHON) -m cauldron bench --all-players
+	$(PYTHON) -m cauldron train-bench
 
 # Every published figure, from the shipped checkpoints on the test split: each game's baseline
 # report (docs/results/<game>/, and RULES.md's baselines table) and the README's training table
 # (configs/results/benchmark.yaml's rows into docs/results/test/<row>/). The protocol configs
-# (configs/eval/*_zsc*.yaml) are python -m eval.zsc's, not baselines.
+# (configs/eval/*_zsc*.yaml) are cauldron zsc's, not baselines.
 # make results QUICK=1: 200 games per lineup and 500 per row into runs/results-quick, for a fast
 # look; nothing published changes.
 RESULTS_OUT = $(if $(QUICK),--quick --out runs/results-quick,--out docs/results --update-rules)
 results: install
 	for config in configs/eval/*.yaml; do \
 		case $$config in *_zsc*) continue ;; esac; \
-		$(PYTHON) -m eval $$config --split test $(RESULTS_OUT) --quiet || exit 1; \
+		$(PYTHON) -m cauldron eval $$config --split test $(RESULTS_OUT) --quiet || exit 1; \
 	done
-	$(PYTHON) -m train.readme_figures --play $(if $(QUICK),--quick,--readme README.md)
+	$(PYTHON) -m cauldron figures --play $(if $(QUICK),--quick,--readme README.md)
 
 # Rewrite the generated tables (actions, observation, state, options) of every RULES.md.
 rules-tables:
-	$(PYTHON) -m envs.docs
+	$(PYTHON) -m cauldron rules-tables
 
 # The documentation site (mkdocs.yml, docs/) into site/; a broken link or reference fails it.
 docs:

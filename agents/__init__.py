@@ -1,43 +1,45 @@
-"""Agents: one interface (:class:`agents.base.Agent`) for baselines and trained policies."""
+"""Agents: one interface (:class:`cauldron.agents.base.Agent`) for baselines and trained
+policies."""
 
 from __future__ import annotations
 
-from agents.base import Agent
-from agents.checkpoints import load_sb3_agent, load_torch_agent
-from agents.heuristics import HEURISTICS
-from agents.hocus_pocus.heuristic import HocusPocusHeuristic
-from agents.random_agent import RandomAgent
-from agents.rllib_policy import load_rllib_agent
-from agents.specs import display_names, parse_spec
-from agents.user import AgentError, CheckedAgent, check_agent, load_python_agent
-from envs.core.errors import ConfigError
+from cauldron.agents.base import Agent
+from cauldron.agents.checkpoints import load_sb3_agent, load_torch_agent
+from cauldron.agents.heuristics import HEURISTICS
+from cauldron.agents.hocus_pocus.heuristic import HocusPocusHeuristic
+from cauldron.agents.random_agent import RandomAgent
+from cauldron.agents.rllib_policy import load_rllib_agent
+from cauldron.agents.specs import display_names, parse_spec
+from cauldron.agents.user import AgentError, CheckedAgent, check_agent, load_python_agent
+from cauldron.envs.core.errors import ConfigError
 
 
 def make_agent(spec: str, env_id: str, seed: int | None = None) -> Agent:
     """The agent that a spec string names, ready to play ``env_id``.
 
     Evaluation configs, training configs (``opponents``, ``warm_start``, ``prior``) and the
-    command lines take agents as these strings; the spec grammar is :mod:`agents.specs`.
+    command lines take agents as these strings; the spec grammar is :mod:`cauldron.agents.specs`.
 
     Args:
         spec: one of
             ``random`` (uniform over the legal actions);
             ``heuristic:<name>`` (one of the game's heuristics, listed in its RULES.md);
             ``torch:<checkpoint.pt>[?sample=1]`` (a PyTorch PPO checkpoint, greedy unless
-            ``sample=1``; :mod:`agents.checkpoints`);
+            ``sample=1``; :mod:`cauldron.agents.checkpoints`);
             ``sb3:<checkpoint.zip>`` (an SB3 MaskablePPO checkpoint with its
             ``.cauldron.json`` sidecar);
-            ``rllib:<checkpoint>[?sample=1]`` (an RLlib export, :mod:`agents.rllib_policy`);
-            ``python:<package.module>:<Class>[?key=value&...]`` (your own class, called with
-            the options as keyword arguments, read as YAML scalars; :mod:`agents.user`).
-        env_id: the registered environment id (``envs.ids()``) the agent will play; a
+            ``rllib:<checkpoint>[?sample=1]`` (an RLlib export,
+            :mod:`cauldron.agents.rllib_policy`);
+            ``python:<package.module>:<Class>[?key=value&...]`` (your own class, called with the
+            options as keyword arguments, read as YAML scalars; :mod:`cauldron.agents.user`).
+        env_id: the registered environment id (``cauldron.envs.ids()``) the agent will play; a
             checkpoint must have been trained on it.
         seed: the seed of the random agent's generator; other agents are seeded by
             ``reset(seed)`` before every game.
 
     Returns:
         An object with ``reset(seed)`` and ``act(observation, action_mask) -> int``
-        (:class:`agents.base.Agent`); every seat needs its own.
+        (:class:`cauldron.agents.base.Agent`); every seat needs its own.
 
     Raises:
         ConfigError: an unknown kind of spec, an unknown heuristic for ``env_id`` (the message

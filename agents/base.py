@@ -24,8 +24,8 @@ class Agent(Protocol):
       the seat (:func:`seat_seed`), so a stochastic agent plays the same game the same way every
       time.
     - ``act(observation, action_mask)`` gets the seat's float32 observation vector (its fields:
-      ``envs.decode(env_id, observation)``) and the int8 mask of legal actions, and returns the
-      index of a legal action (an ``int``).
+      ``cauldron.envs.decode(env_id, observation)``) and the int8 mask of legal actions, and returns
+      the index of a legal action (an ``int``).
     - Every seat gets its own object, so an agent may keep memory within a game.
     - ``name`` is optional: the harness names agents by their spec or key.
     - ``explain()`` is optional: the :class:`Thought` behind the last ``act`` (``None``: none),
@@ -33,7 +33,7 @@ class Agent(Protocol):
       its next actions. The ``torch:``, ``rllib:`` and ``sb3:`` agents have it; baselines not.
 
     Any class with these methods is an agent: ``python:<package.module>:<Class>?key=value`` puts
-    it in an evaluation config, ``eval.evaluate`` takes instances.
+    it in an evaluation config, ``cauldron.eval.evaluate`` takes instances.
     """
 
     name: str

@@ -2,12 +2,13 @@
 
 A batched policy maps tensors to tensors: ``act(observation [B, obs], mask [B, A] bool,
 seat [B]) -> LongTensor[B]``, a legal action per row. Each game's heuristics live in
-``agents/<game>/batched.py`` (:func:`agents.heuristics.batched_heuristics`), each tested to
-choose what the reference heuristic chooses. Specs are those of :func:`agents.make_agent`:
+``agents/<game>/batched.py`` (:func:`cauldron.agents.heuristics.batched_heuristics`), each tested to
+choose what the reference heuristic chooses. Specs are those of :func:`cauldron.agents.make_agent`:
 ``random``, ``heuristic:<name>``, ``torch:<checkpoint>``, and for a caller that starts each
-row's games (``eval.batched``) ``python:<module>:<Class>`` through a per-row fallback
+row's games (``cauldron.eval.batched``) ``python:<module>:<Class>`` through a per-row fallback
 (:class:`PerGameAgents`: the per-game agent asked row by row, slow but exact). The random ones
-draw through :func:`envs.core.batched.uniform`, so a generator or per-row streams both serve.
+draw through :func:`cauldron.envs.core.batched.uniform`, so a generator or per-row streams both
+serve.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from agents.base import Agent, seat_seed
-from agents.heuristics import batched_heuristics
-from agents.specs import OPTIONS, parse_spec
-from agents.torch_policy import PolicyNet, greedy
-from agents.user import AgentError, load_python_agent
-from envs.core.actions import as_action
-from envs.core.batched import Chance, uniform
-from envs.core.errors import ConfigError
+from cauldron.agents.base import Agent, seat_seed
+from cauldron.agents.heuristics import batched_heuristics
+from cauldron.agents.specs import OPTIONS, parse_spec
+from cauldron.agents.torch_policy import PolicyNet, greedy
+from cauldron.agents.user import AgentError, load_python_agent
+from cauldron.envs.core.actions import as_action
+from cauldron.envs.core.batched import Chance, uniform
+from cauldron.envs.core.errors import ConfigError
 
 
 class BatchedPolicy(Protocol):
@@ -130,13 +131,13 @@ class BatchedNet:
 
 
 class PerGameAgents:
-    """A per-game agent (:class:`agents.base.Agent`, e.g. a ``python:`` spec) played row by row:
-    each row's acting seat asks its own object with that row's numpy observation (float32) and
+    """A per-game agent (:class:`cauldron.agents.base.Agent`, e.g. a ``python:`` spec) played row by
+    row: each row's acting seat asks its own object with that row's numpy observation (float32) and
     int8 mask. Objects are made by ``make`` on first use, one per row and seat, and reset with
-    :func:`agents.base.seat_seed` of the row's game seed and the seat when :meth:`begin` gave the
-    rows' seeds (as :func:`eval.play.play_game` resets a seat's agent), else with no seed; they live
-    until the next :meth:`begin`, so later games of a row (auto-reset) keep the same objects.
-    Slow (a Python call per row and step) but the agent's own choices."""
+    :func:`cauldron.agents.base.seat_seed` of the row's game seed and the seat when :meth:`begin`
+    gave the rows' seeds (as :func:`cauldron.eval.play.play_game` resets a seat's agent), else with
+    no seed; they live until the next :meth:`begin`, so later games of a row (auto-reset) keep the
+    same objects. Slow (a Python call per row and step) but the agent's own choices."""
 
     def __init__(self, make: Callable[[], Agent], name: str) -> None:
         self.make, self.name = make, name
@@ -220,8 +221,8 @@ def make_batched_agent(
     per_game: bool = False,
 ) -> BatchedPolicy:
     """A batched policy from an agent spec; with ``per_game`` (a caller that tells each row's
-    new game, as ``eval.batched``), ``python:`` agents row by row (:class:`PerGameAgents`); a
-    clear error for a spec with no batched form."""
+    new game, as ``cauldron.eval.batched``), ``python:`` agents row by row (:class:`PerGameAgents`);
+    a clear error for a spec with no batched form."""
     parsed = parse_spec(spec)
     sample = parsed.checked_sample(spec) if parsed.kind in OPTIONS else False
     if parsed.kind == "random":
@@ -235,7 +236,7 @@ def make_batched_agent(
             )
         return known[parsed.target](num_players, device, generator)
     if parsed.kind == "torch":
-        from agents.checkpoints import load_torch_agent
+        from cauldron.agents.checkpoints import load_torch_agent
 
         agent = load_torch_agent(parsed.target, env_id)
         return snapshot_policy(agent.net, device, generator if sample else None)
@@ -249,7 +250,7 @@ def make_batched_agent(
     raise ConfigError(
         f"agent spec {spec!r} has no batched form; batched agents are random, "
         "heuristic:<name> and torch:<checkpoint> (python:<module>:<Class> agents play row by "
-        "row in python -m eval.batched only)"
+        "row in cauldron eval-batched only)"
     )
 
 
@@ -261,7 +262,7 @@ def table_agent(
     policy = make_batched_agent(spec, env_id, num_players, device, generator)
     parsed = parse_spec(spec)
     if parsed.kind == "torch":
-        from agents.torch_policy import load_checkpoint
+        from cauldron.agents.torch_policy import load_checkpoint
 
         players = load_checkpoint(Path(parsed.target))[1].get("num_players")
         if players != num_players:

@@ -11,8 +11,8 @@ import json
 import zipfile
 from pathlib import Path
 
-import envs
-from envs.core.errors import ConfigError
+from cauldron import envs
+from cauldron.envs.core.errors import ConfigError
 
 # Sidecar of an SB3 zip: {"env_id", "obs_size", "num_actions", "net_arch", "num_players",
 # "options"} (the last two: what the policy was trained with).
@@ -47,10 +47,10 @@ def _check(meta: dict, env_id: str, path: Path) -> None:
 def _imports(kind: str):
     try:
         if kind == "torch":
-            from agents import torch_policy
+            from cauldron.agents import torch_policy
 
             return torch_policy
-        from agents import sb3_policy
+        from cauldron.agents import sb3_policy
 
         return sb3_policy
     except ImportError as err:
@@ -61,8 +61,8 @@ def _imports(kind: str):
 
 
 def load_torch_agent(path: str, env_id: str, seed: int | None = None, sample: bool = False):
-    """A :class:`agents.torch_policy.TorchAgent` from a PyTorch checkpoint (``sample``: draw
-    from the policy instead of taking its most likely action)."""
+    """A :class:`cauldron.agents.torch_policy.TorchAgent` from a PyTorch checkpoint (``sample``:
+    draw from the policy instead of taking its most likely action)."""
     torch_policy = _imports("torch")
     file = _require(path, "torch")
     try:

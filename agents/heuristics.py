@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import importlib
 
-import envs
-from agents.headless_horseman import heuristic as headless_horseman
-from agents.hexenflug import heuristic as hexenflug
-from agents.hocus_pocus import heuristic as hocus_pocus
-from agents.voodoo_mania import heuristic as voodoo_mania
+from cauldron import envs
+from cauldron.agents.headless_horseman import heuristic as headless_horseman
+from cauldron.agents.hexenflug import heuristic as hexenflug
+from cauldron.agents.hocus_pocus import heuristic as hocus_pocus
+from cauldron.agents.voodoo_mania import heuristic as voodoo_mania
 
 HEURISTICS = {
     "hocus_pocus_v1": hocus_pocus.HEURISTICS,
@@ -26,7 +26,7 @@ def batched_heuristics(env_id: str) -> dict[str, type]:
     imported only here, when a game's batched module is first asked for."""
     game = envs.spec(env_id).module.split(".")[-1]
     try:
-        module = importlib.import_module(f"agents.{game}.batched")
+        module = importlib.import_module(f"cauldron.agents.{game}.batched")
     except ModuleNotFoundError:
         return {}
     return module.HEURISTICS

@@ -9,9 +9,9 @@ import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents.base import Thought, thought
-from agents.torch_policy import check_finite, load_weights
-from envs.core.errors import ConfigError
+from cauldron.agents.base import Thought, thought
+from cauldron.agents.torch_policy import check_finite, load_weights
+from cauldron.envs.core.errors import ConfigError
 
 DEFAULT_ARCH = [64, 64]  # MaskablePPO's layers when the sidecar gives no net_arch
 
@@ -76,7 +76,7 @@ class SB3Agent:
 
     @torch.no_grad()
     def explain(self) -> Thought | None:
-        """The :class:`~agents.base.Thought` of the last ``act`` (``None`` before any): the
+        """The :class:`~cauldron.agents.base.Thought` of the last ``act`` (``None`` before any): the
         masked distribution's top actions and the critic's value of the observation."""
         if self._last is None:
             return None

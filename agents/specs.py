@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from envs.core.errors import ConfigError
+from cauldron.envs.core.errors import ConfigError
 
 KINDS = ("random", "heuristic", "torch", "sb3", "rllib", "python")
 FORMS = (

@@ -18,7 +18,7 @@ seats keeps one memory per seat.
 the game's own head (:data:`FACTORED_HEADS`, by game module name) computes the logits from the
 observation and the trunk's hidden vector (with a memory: the GRU's memory, updated from the
 trunk's), e.g. one network shared by every "play card k on space s" of Hocus Pocus
-(:mod:`agents.hocus_pocus.head`).
+(:mod:`cauldron.agents.hocus_pocus.head`).
 
 ``prior`` (``""``: none) names a batched heuristic (e.g. ``heuristic:planner``) whose action is
 an input of the policy: its logit gets ``prior_weight`` added, a learnt scalar that starts at
@@ -40,12 +40,12 @@ import numpy as np
 import torch
 from torch import nn
 
-import envs
-from agents.base import Thought, thought
-from agents.heuristics import batched_heuristics
-from agents.specs import parse_spec
-from envs.core.errors import ConfigError
-from envs.core.folders import atomic_file
+from cauldron import envs
+from cauldron.agents.base import Thought, thought
+from cauldron.agents.heuristics import batched_heuristics
+from cauldron.agents.specs import parse_spec
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.folders import atomic_file
 
 FORMAT = "cauldron-torch-v1"
 # Lines of PyTorch's load errors that advise loading unsafely; never shown to a user.
@@ -53,8 +53,8 @@ _UNSAFE_ADVICE = ("weights_only", "safe_globals", "Please ", "Check the document
 HEADS = ("flat", "factored")
 # game module name -> "module:class" of its factored head, built as cls(hidden, obs, actions)
 FACTORED_HEADS = {
-    "hocus_pocus": "agents.hocus_pocus.head:HocusPocusHead",
-    "voodoo_mania": "agents.voodoo_mania.head:VoodooManiaHead",
+    "hocus_pocus": "cauldron.agents.hocus_pocus.head:HocusPocusHead",
+    "voodoo_mania": "cauldron.agents.voodoo_mania.head:VoodooManiaHead",
 }
 
 
@@ -239,7 +239,7 @@ class PolicyNet(nn.Module):
 
 
 def save_atomically(data: Any, path: Path) -> None:
-    """``torch.save`` ``data`` to ``path`` whole (:func:`envs.core.folders.atomic_file`): a
+    """``torch.save`` ``data`` to ``path`` whole (:func:`cauldron.envs.core.folders.atomic_file`): a
     reader, or a run killed mid-save, never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(path, "wb") as file:
@@ -447,7 +447,7 @@ class TorchAgent:
 
     @torch.no_grad()
     def explain(self) -> Thought | None:
-        """The :class:`~agents.base.Thought` of the last ``act`` (``None`` before any)."""
+        """The :class:`~cauldron.agents.base.Thought` of the last ``act`` (``None`` before any)."""
         if self._last is None:
             return None
         obs, logits, mask, action = self._last

@@ -2,8 +2,8 @@
 
 ``Class`` (a class or any factory function) is imported from an importable module and called
 with the spec's options as keyword arguments; what it returns must have ``reset(seed)`` and
-``act(observation, action_mask) -> int`` (:class:`agents.base.Agent`). Every failure (import,
-construction, a missing method, an exception inside ``reset`` or ``act``) is an
+``act(observation, action_mask) -> int`` (:class:`cauldron.agents.base.Agent`). Every failure
+(import, construction, a missing method, an exception inside ``reset`` or ``act``) is an
 :class:`AgentError` that names the spec.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from envs.core.errors import ConfigError
+from cauldron.agents.base import Agent
+from cauldron.envs.core.errors import ConfigError
 
 
 class AgentError(ConfigError):

@@ -4,15 +4,23 @@ Two pages list what other commands write, so that no hand-kept list goes stale: 
 index (``<!-- reports -->``: every ``docs/results/**/report.md``, by folder) and the training
 page (``<!-- curves -->``: every learning curve in ``docs/training/``). The API pages show the
 docstrings' Sphinx roles (``:class:`~a.B```) as plain code (``B``).
+
+The API pages read the source as installed: ``cauldron.envs`` is the folder ``envs/`` (and so on,
+pyproject.toml's package-dir). mkdocstrings finds a package by its folders, so at start-up
+:func:`stage_namespace` lays out ``runs/docs-api/cauldron/`` as links to those folders.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 # a Sphinx role as mkdocstrings renders it: the role's name, then the target as inline code
 ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):<code>(~?)([^<]*)</code>")
+
+ROOT = Path(__file__).resolve().parents[1]
+API_STAGE = ROOT / "runs" / "docs-api" / "cauldron"
+NAMESPACE = {"envs": "envs", "agents": "agents", "train": "train", "eval": "eval"}
 
 REPORTS_MARK = "<!-- reports -->"
 CURVES_MARK = "<!-- curves -->"
@@ -60,6 +68,23 @@ def curves_gallery(files, page: str) -> str:
         f"**{PurePosixPath(uri).stem}**\n\n![{PurePosixPath(uri).stem}]({_relative(uri, page)})"
         for uri in curves
     )
+
+
+def stage_namespace() -> None:
+    """Link ``runs/docs-api/cauldron/`` to the files of ``cauldron/`` and to the folders that are
+    its subpackages (mkdocs.yml's mkdocstrings ``paths``)."""
+    API_STAGE.mkdir(parents=True, exist_ok=True)
+    links = {p.name: p for p in (ROOT / "cauldron").glob("*.py")}
+    links |= {name: ROOT / folder for name, folder in NAMESPACE.items()}
+    for name, target in links.items():
+        link = API_STAGE / name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(target)
+
+
+def on_startup(command, dirty) -> None:
+    stage_namespace()
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

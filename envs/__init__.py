@@ -2,14 +2,14 @@
 
 For example:
 
-    import envs
+    from cauldron import envs
     env = envs.make("hocus_pocus_v1", num_players=4)
     gymnasium.make("cauldron/hocus_pocus-v1")  # the single-agent view (registered on import)
 """
 
-from envs.core.decode import decode, layout
-from envs.core.errors import CauldronError, ConfigError, IllegalActionError
-from envs.registry import (
+from cauldron.envs.core.decode import decode, layout
+from cauldron.envs.core.errors import CauldronError, ConfigError, IllegalActionError
+from cauldron.envs.registry import (
     action_name,
     batched_ids,
     ids,

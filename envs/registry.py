@@ -8,8 +8,8 @@ import importlib.util
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from envs.core.devices import torch_device
-from envs.core.errors import ConfigError
+from cauldron.envs.core.devices import torch_device
+from cauldron.envs.core.errors import ConfigError
 
 if TYPE_CHECKING:
     import torch
@@ -44,7 +44,7 @@ MEASURES = {
 
 REGISTRY: dict[str, EnvSpec] = {
     "headless_horseman_v1": EnvSpec(
-        "envs.headless_horseman",
+        "cauldron.envs.headless_horseman",
         (2, 4),
         cooperative=True,
         parallel=True,
@@ -53,14 +53,14 @@ REGISTRY: dict[str, EnvSpec] = {
         lower_is_better=True,
     ),
     "hexenflug_v1": EnvSpec(
-        "envs.hexenflug",
+        "cauldron.envs.hexenflug",
         (2, 5),
         cooperative=False,
         measure="won_minus_lost",
         hidden_hands=False,
     ),
     "voodoo_mania_v1": EnvSpec(
-        "envs.voodoo_mania",
+        "cauldron.envs.voodoo_mania",
         (2, 6),
         cooperative=False,
         parallel=True,
@@ -68,7 +68,7 @@ REGISTRY: dict[str, EnvSpec] = {
         lower_is_better=True,
     ),
     "hocus_pocus_v1": EnvSpec(
-        "envs.hocus_pocus", (2, 6), cooperative=True, measure="win_rate", score="stuns"
+        "cauldron.envs.hocus_pocus", (2, 6), cooperative=True, measure="win_rate", score="stuns"
     ),
 }
 
@@ -103,7 +103,7 @@ def action_name(env_id: str, action: object) -> str:
     count and option), e.g. ``action_name("hocus_pocus_v1", 310) == "finish discarding"``; a
     :class:`ConfigError` for an index outside the space. The name is the one the game's
     ``rules.action_name`` gives without a state."""
-    from envs.core.actions import as_action
+    from cauldron.envs.core.actions import as_action
 
     actions = importlib.import_module(spec(env_id).module + ".actions")
     index = as_action(action)
@@ -136,8 +136,8 @@ def make_parallel(
 
 
 def register_gymnasium() -> None:
-    """Register every game's single-agent view (:class:`train.bridge.SingleAgentBridge`, the
-    one SB3 and the PyTorch trainer learn on) with Gymnasium as ``cauldron/<game>-v<n>``:
+    """Register every game's single-agent view (:class:`cauldron.train.bridge.SingleAgentBridge`,
+    the one SB3 and the PyTorch trainer learn on) with Gymnasium as ``cauldron/<game>-v<n>``:
     ``gymnasium.make("cauldron/hocus_pocus-v1", num_players=4)``. The player count defaults
     to the game's; competitive games need ``opponents=[...]`` (factories ``rng -> Agent``);
     other keywords are the bridge's (``options``, ``seed``, ``reward_shaping``)."""
@@ -149,7 +149,7 @@ def register_gymnasium() -> None:
         if name not in gymnasium.registry:
             gymnasium.register(
                 name,
-                entry_point="train.bridge:SingleAgentBridge",
+                entry_point="cauldron.train.bridge:SingleAgentBridge",
                 kwargs={"env_id": env_id, "num_players": None},
             )
 
@@ -166,10 +166,10 @@ def make_batched(
     device: str | torch.device = "cpu",
     **options: Any,
 ):
-    """A :class:`~envs.core.batched.BatchedEnv` stepping ``batch_size`` games of ``env_id`` as
-    tensors on ``device`` (normalised by :func:`torch_device`). Player count and options are
+    """A :class:`~cauldron.envs.core.batched.BatchedEnv` stepping ``batch_size`` games of ``env_id``
+    as tensors on ``device`` (normalised by :func:`torch_device`). Player count and options are
     checked exactly as by :func:`make`."""
-    from envs.core.batched import BatchedEnv
+    from cauldron.envs.core.batched import BatchedEnv
 
     if env_id not in batched_ids():
         spec(env_id)

@@ -1,4 +1,4 @@
-"""Evaluation: ``python -m eval CONFIG`` and, from Python, :func:`eval.evaluate`."""
+"""Evaluation: ``cauldron eval CONFIG`` and, from Python, :func:`cauldron.eval.evaluate`."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ __all__ = ["evaluate"]
 
 
 def __getattr__(name: str) -> Any:
-    """``eval.evaluate``, imported on first use, so that ``python -m eval.play`` does not import
-    ``eval.play`` before running it (runpy warns about that)."""
+    """``cauldron.eval.evaluate``, imported on first use, so that ``cauldron play`` does not import
+    ``cauldron.eval.play`` before running it (runpy warns about that)."""
     if name == "evaluate":
-        from eval.api import evaluate
+        from cauldron.eval.api import evaluate
 
         return evaluate
     raise AttributeError(f"module 'eval' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Evaluate agents from a YAML config: ``python -m eval configs/eval/<game>.yaml``.
+"""Evaluate agents from a YAML config: ``cauldron eval configs/eval/<game>.yaml``.
 
 Writes ``results.json``, ``report.md`` and PNG plots to ``<out>/<name>/`` and prints the main
 table; a progress bar counts the games (``--quiet``: none). ``--quick`` (at most 200 games per
@@ -17,18 +17,18 @@ import sys
 import traceback
 from pathlib import Path
 
-from envs.core.docs import update_file
-from envs.core.errors import ConfigError, run_command
-from envs.core.folders import lock_folder
-from envs.docs import rules_md
-from eval import harness, report
-from eval.config import load_config, parse_config
+from cauldron.envs.core.docs import update_file
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.envs.core.folders import lock_folder
+from cauldron.envs.docs import rules_md
+from cauldron.eval import harness, report
+from cauldron.eval.config import load_config, parse_config
 
 QUICK_GAMES = 200
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m eval", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="cauldron eval", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="YAML file (see configs/eval/)")
     parser.add_argument("--workers", type=int, help="override the config's worker count")
     parser.add_argument(
@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", help="override the config's output root")
     parser.add_argument("--games", type=int, help="override the config's games per lineup")
     parser.add_argument(
-        "--split", help="play this split's deals from its first seed (dev or test; eval.splits)"
+        "--split",
+        help="play this split's deals from its first seed (dev or test; cauldron.eval.splits)",
     )
     parser.add_argument(
         "--quick",
@@ -105,6 +106,6 @@ def evaluate(args: argparse.Namespace) -> dict:
 if __name__ == "__main__":
     try:
         run_command(main)
-    except KeyboardInterrupt:  # Ctrl-C: the workers are stopped (eval.executors)
+    except KeyboardInterrupt:  # Ctrl-C: the workers are stopped (cauldron.eval.executors)
         print("interrupted", file=sys.stderr)
         sys.exit(130)

@@ -1,6 +1,6 @@
-"""The Python entry point: evaluate agents built in a script with ``python -m eval``'s harness.
+"""The Python entry point: evaluate agents built in a script with ``cauldron eval``'s harness.
 
-    import eval
+    from cauldron import eval
     summary = eval.evaluate("hocus_pocus_v1", {"mine": MyAgent(), "greedy": "heuristic:greedy"},
                             players=[4], games=200)
 
@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import envs
-from agents import Agent, check_agent
-from envs.core.errors import ConfigError
-from envs.core.folders import lock_folder
-from eval import harness, report
-from eval.config import parse_config
+from cauldron import envs
+from cauldron.agents import Agent, check_agent
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.folders import lock_folder
+from cauldron.eval import harness, report
+from cauldron.eval.config import parse_config
 
 
 def evaluate(
@@ -45,7 +45,7 @@ def evaluate(
     writes: a second evaluation into it stops at once) and, with ``save_games`` (which needs
     ``out``), the kept games' records (with what policy agents thought, if ``record_thoughts``)
     and their viewer page. The arguments mean what the evaluation config's keys mean
-    (:mod:`eval.config`); objects need ``workers=1`` unless they can be pickled."""
+    (:mod:`cauldron.eval.config`); objects need ``workers=1`` unless they can be pickled."""
     if save_games and out is None:
         raise ConfigError("evaluate(): save_games needs out (the folder the games go to)")
     specs = {n: a for n, a in agents.items() if isinstance(a, str)}

@@ -1,11 +1,11 @@
 """Large evaluations on the batched engine: thousands of seeded games at once
-(``python -m eval.batched``).
+(``cauldron eval-batched``).
 
-The harness (``python -m eval``) plays one reference game per process step and keeps every game
+The harness (``cauldron eval``) plays one reference game per process step and keeps every game
 for its report; this module answers one question faster, for agents with a batched form
 (``random``, ``heuristic:<name>``, ``torch:<checkpoint>`` played greedily, as the harness does,
 or drawing from its policy with ``?sample=1``) and for ``python:<module>:<Class>`` agents, asked
-row by row (:class:`agents.batched.PerGameAgents`: slow but exact):
+row by row (:class:`cauldron.agents.batched.PerGameAgents`: slow but exact):
 
 * cooperative games: each spec as a whole team; its win rate (Wilson interval), mean score
   (``stuns``, ``scares``; percentile bootstrap) and length. With two teams or more, each team
@@ -27,15 +27,15 @@ row by row (:class:`agents.batched.PerGameAgents`: slow but exact):
 
 Game ``i`` (from 0) is dealt from seed ``seed + i``, and all its chance (the deal, the draws of
 play, the agents' own draws) comes from that seed's streams
-(:class:`envs.core.batched.RowStreams`), so a game's result depends neither on ``--chunk`` (how
-many games step at once) nor on the other games, and every team and opponent meets the same
+(:class:`cauldron.envs.core.batched.RowStreams`), so a game's result depends neither on ``--chunk``
+(how many games step at once) nor on the other games, and every team and opponent meets the same
 deals. The deals differ from the harness's, which seeds reference games. Every row counts its
 first game only (rows are played until each has finished one; later games, dealt by the
 engine's auto-reset, are not counted), so short games are not over-represented.
 
 ``--out DIR`` writes ``report.md`` (the tables, the command and the provenance line),
-``results.json`` (the command, the provenance of :func:`eval.provenance.provenance` and every
-game: ``seed``, ``won``, the score, ``steps``, and for competitive games ``lost`` and
+``results.json`` (the command, the provenance of :func:`cauldron.eval.provenance.provenance` and
+every game: ``seed``, ``won``, the score, ``steps``, and for competitive games ``lost`` and
 ``agent_seat``) and ``win_rates.png``.
 """
 
@@ -55,18 +55,18 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-import envs
-from agents.batched import BatchedNet, BatchedPolicy, PerGameAgents, make_batched_agent
-from agents.torch_policy import choose_threads
-from envs.core.batched import MAX_SEED, RowStreams, row_seeds
-from envs.core.errors import ConfigError
-from envs.core.folders import lock_folder
-from envs.registry import MEASURES
-from eval import report, splits
-from eval.config import apply_override, check_option_names
-from eval.provenance import provenance
-from eval.splits import DEFAULT_SPLIT, SPLITS
-from eval.stats import (
+from cauldron import envs
+from cauldron.agents.batched import BatchedNet, BatchedPolicy, PerGameAgents, make_batched_agent
+from cauldron.agents.torch_policy import choose_threads
+from cauldron.envs.core.batched import MAX_SEED, RowStreams, row_seeds
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.folders import lock_folder
+from cauldron.envs.registry import MEASURES
+from cauldron.eval import report, splits
+from cauldron.eval.config import apply_override, check_option_names
+from cauldron.eval.provenance import provenance
+from cauldron.eval.splits import DEFAULT_SPLIT, SPLITS
+from cauldron.eval.stats import (
     MIN_SEEDS,
     bootstrap_mean_interval,
     judged,
@@ -282,9 +282,9 @@ def summarize(outcomes: Outcomes, reference: Outcomes | None = None) -> dict[str
     """Figures of one row: ``count`` (games), ``counts`` (:meth:`Outcomes.counts`), ``win``
     (Wilson), ``score`` (bootstrap), ``length``; competitive: ``opponent_win`` and
     ``won_minus_lost`` (the game's measure, per game a shared win counting 0, judged by
-    :func:`eval.stats.judged`); cooperative, given another team's ``reference`` outcomes on the same
-    deals: ``paired``, this team's win (the game's measure, judged) and score (a diagnostic)
-    minus the reference's, deal by deal."""
+    :func:`cauldron.eval.stats.judged`); cooperative, given another team's ``reference`` outcomes on
+    the same deals: ``paired``, this team's win (the game's measure, judged) and score (a
+    diagnostic) minus the reference's, deal by deal."""
     row: dict[str, Any] = {
         "count": len(outcomes.won),
         "counts": outcomes.counts(),
@@ -324,7 +324,7 @@ def across_seeds(
     """The paired rows (each a training seed of one recipe against the ``reference`` team)
     summarised per figure (``win``, the game's measure; ``score``, a diagnostic) by
     :func:`over_seeds`; the measure also ``pooled``: the seeds' mean win minus the
-    reference's, deal by deal, judged (:func:`eval.stats.judged`)."""
+    reference's, deal by deal, judged (:func:`cauldron.eval.stats.judged`)."""
     paired = [row["paired"] for row in rows if "paired" in row]
     summary = {key: over_seeds([p[key] for p in paired]) for key in ("win", "score")}
     base = played[reference].won.astype(float)
@@ -395,8 +395,9 @@ def tables(
     env_id: str, players: int, split: str, seed: int, games: int, rows: list[dict[str, Any]]
 ) -> list[str]:
     """The markdown tables: teams, then their paired differences (cooperative), or agent against
-    each opponent (competitive); verdicts by the game's measure (:data:`envs.registry.MEASURES`),
-    "detectable" being the smallest difference these games would find (80% power)."""
+    each opponent (competitive); verdicts by the game's measure
+    (:data:`cauldron.envs.registry.MEASURES`), "detectable" being the smallest difference these
+    games would find (80% power)."""
     game = envs.spec(env_id)
     lines = [
         f"{env_id}, {players} players, batched engine, {split} split, {games:,} games per row, "
@@ -530,7 +531,7 @@ def main(argv: list[str] | None = None) -> list[str]:
     )
     reference = 0 if args.baseline is None else args.specs.index(args.baseline)
     config = {**vars(args), "out": str(args.out), "options": options}
-    command = "python -m eval.batched " + shlex.join(argv)
+    command = "cauldron eval-batched " + shlex.join(argv)
     source = {**provenance(shaping(config)), "command": command}
     if args.out:
         report.prepare(args.out)
@@ -592,7 +593,7 @@ def write(
     ``results.json`` (the command, the config, its ``source``: the provenance taken before the
     games were played, the tables, every game of every row and, with ``--across-seeds``,
     ``across_seeds``) and ``win_rates.png`` (the harness's plot of win rates with 95%
-    intervals), each written whole (:func:`eval.report.write_text`)."""
+    intervals), each written whole (:func:`cauldron.eval.report.write_text`)."""
     n, score = config["players"], envs.spec(config["env"]).score
     command = source["command"]
     plotted = []
@@ -662,6 +663,6 @@ def written(path: Path, write: Callable[[Path], None]) -> None:
 
 
 if __name__ == "__main__":
-    from envs.core.errors import run_command
+    from cauldron.envs.core.errors import run_command
 
     run_command(main)

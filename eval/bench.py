@@ -6,8 +6,9 @@ on every registered environment and on PettingZoo's ``connect_four_v3`` and ``ha
 the ratio to each peer, the median reset cost and the peak Python heap of a run (tracemalloc: it
 does not see memory that a C++ core such as Hanabi's allocates).
 
-    python -m eval.bench [--steps 20000] [--repeats 5] [--all-players] [--quick]
-    python -m eval.bench --batched [--quick]   # the batched engines beside Pgx (eval.bench_batched)
+    cauldron bench [--steps 20000] [--repeats 5] [--all-players] [--quick]
+    cauldron bench --batched [--quick]   # the batched engines beside Pgx
+    (cauldron.eval.bench_batched)
 
 A progress bar counts the runs; ``--quick`` (2,000 steps, one repeat) gives rough figures fast.
 
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from pettingzoo import ParallelEnv
 from tqdm import tqdm
 
-import envs
+from cauldron import envs
 
 PEERS = {
     "connect_four_v3": "pettingzoo.classic.connect_four_v3",
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     )
     args = parser.parse_args(argv)
     if args.batched:
-        from eval import bench_batched
+        from cauldron.eval import bench_batched
 
         bench_batched.main(quick=args.quick)
         return {}

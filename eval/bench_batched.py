@@ -1,4 +1,4 @@
-"""Throughput of the batched engines, beside Pgx's in the same run (``python -m eval.bench
+"""Throughput of the batched engines, beside Pgx's in the same run (``cauldron bench
 --batched``).
 
 Every row plays uniformly random legal actions (one torch thread) for ``steps`` batched steps
@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import torch
 
-import envs
-from agents.batched import BatchedRandom
+from cauldron import envs
+from cauldron.agents.batched import BatchedRandom
 
 BATCH_SIZES = (1, 64, 1024, 4096)
 PGX_PEERS = ("leduc_holdem", "connect_four")
@@ -118,10 +118,10 @@ def peak_memory_mib(
 ) -> tuple[float, float]:
     """Peak resident MiB of a fresh process stepping ``batch_size`` games, and of a process that
     only imports the same modules."""
-    base = HIGH_WATER + "import torch, envs, agents.batched\nprint(high_water())\n"
+    base = HIGH_WATER + "import torch, envs, cauldron.agents.batched\nprint(high_water())\n"
     run = HIGH_WATER + (
         "import torch, envs\n"
-        "from agents.batched import BatchedRandom\n"
+        "from cauldron.agents.batched import BatchedRandom\n"
         f"b = envs.make_batched({env_id!r}, {num_players}, batch_size={batch_size})\n"
         "o = b.reset(seed=0)\n"
         "p = BatchedRandom(0, b.device, torch.Generator().manual_seed(0))\n"

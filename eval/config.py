@@ -6,7 +6,7 @@ agents: [random, heuristic:greedy, torch:runs/x/final.pt, "python:my_pkg.agents:
 labels: {torch:runs/x/final.pt: ppo}   # optional display names (default: shortened specs)
 games: 500                   # seeded games per pairing and player count
 split: dev                   # the deals: dev (tuning, from seed 0) or test (reported figures,
-                             # from seed 2,000,000,000); see eval.splits
+                             # from seed 2,000,000,000); see cauldron.eval.splits
 seed: 0                      # the first seed (default: the split's first); every pairing plays
                              # the same seeds, all inside the split
 workers: 2                   # worker processes (Ray: tasks in flight); results do not depend on it
@@ -42,11 +42,11 @@ from pydantic import (
     model_validator,
 )
 
-import envs
-from agents import make_agent
-from envs.core.errors import ConfigError
-from eval import splits
-from eval.executors import import_ray
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import splits
+from cauldron.eval.executors import import_ray
 
 M = TypeVar("M", bound=BaseModel)
 MAX_GAMES = 1_000_000
@@ -75,7 +75,7 @@ class EvalConfig(BaseModel):
     )
     workers: int = Field(2, ge=1, le=64, description="worker processes (Ray: tasks in flight)")
     executor: Literal["local", "ray"] = Field(
-        "local", description="local processes or Ray tasks (see eval.executors)"
+        "local", description="local processes or Ray tasks (see cauldron.eval.executors)"
     )
     ray_address: str | None = Field(
         None,
@@ -102,7 +102,7 @@ class EvalConfig(BaseModel):
     save_page: bool = Field(
         True,
         description="write the saved games' viewer page (games.html) beside their records; "
-        "drawing it takes about 2 ms per view and step (python -m eval.viewer draws it later)",
+        "drawing it takes about 2 ms per view and step (cauldron viewer draws it later)",
     )
     record_thoughts: bool = Field(
         False,
@@ -125,7 +125,7 @@ class EvalConfig(BaseModel):
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> EvalConfig:
         """Cross-field checks; every agent spec is made once, except the names given as agent
-        objects (validation context ``{"objects": names}``, see :func:`eval.evaluate`)."""
+        objects (validation context ``{"objects": names}``, see :func:`cauldron.eval.evaluate`)."""
         low, high = envs.spec(self.env).players
         bad = [n for n in self.players if not low <= n <= high]
         if bad:

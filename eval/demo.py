@@ -1,6 +1,6 @@
 """Play one game between agents and print every move and the table whenever it changes.
 
-python -m eval.demo [--env hocus_pocus_v1] [--players 4] [--agent heuristic:greedy] [--seed 0]
+cauldron demo [--env hocus_pocus_v1] [--players 4] [--agent heuristic:greedy] [--seed 0]
 
 Every seat plays ``--agent`` (any agent spec; default: the game's first heuristic). Each decision
 is printed as ``player_i: <action>``, and the table after every decision that changed it (in
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 
-import envs
-from agents import HEURISTICS, make_agent
-from envs.core.errors import run_command
+from cauldron import envs
+from cauldron.agents import HEURISTICS, make_agent
+from cauldron.envs.core.errors import run_command
 
 
 def default_agent(env_id: str) -> str:
@@ -22,9 +22,7 @@ def default_agent(env_id: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.demo", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="cauldron demo", description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="hocus_pocus_v1", choices=envs.ids())
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--agent", help="agent spec for every seat (default: a heuristic)")

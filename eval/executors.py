@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from envs.core.errors import ConfigError
+from cauldron.envs.core.errors import ConfigError
 
 # Ray releases this code runs on: RLlib's new API stack with ``build_algo`` (2.43) up to the
 # next major release. Tested with 2.60.

@@ -1,17 +1,17 @@
 """Fuzz the batched engines: many ``step`` calls at every player count under four policies,
-with the engine's promises checked after every call (``python -m eval.fuzz_batched``).
+with the engine's promises checked after every call (``cauldron fuzz-batched``).
 
-    python -m eval.fuzz_batched [--calls N] [--batch B] [--games ID ...] [--seed S]
+    cauldron fuzz-batched [--calls N] [--batch B] [--games ID ...] [--seed S]
                                 [--max-steps M]
 
-For every batched game (``envs.batched_ids()``, or ``--games``) the ``N`` calls are shared evenly
-among its player counts (the registry's range) and the policies:
+For every batched game (``cauldron.envs.batched_ids()``, or ``--games``) the ``N`` calls are shared
+evenly among its player counts (the registry's range) and the policies:
 
 * ``random``: a uniformly random legal action per row;
 * ``lowest`` / ``highest``: each row's lowest / highest legal action;
 * ``penalty``: random legal play under option ``illegal_action: penalty``, where each row plays
   an illegal action with probability :data:`ILLEGAL_SHARE` per call (half of them a masked-out
-  action, half one out of range). Every game has this option: :class:`~envs.core.batched.
+  action, half one out of range). Every game has this option: :class:`~cauldron.envs.core.batched.
   BatchedEnv` implements it once for all engines (the row's game is restored, then ends with
   ``illegal_reward``).
 
@@ -47,10 +47,10 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-import envs
-from agents.batched import BatchedRandom
-from envs.core.batched import MAX_SEED, BatchedEnv, checked_seed
-from envs.core.errors import ConfigError
+from cauldron import envs
+from cauldron.agents.batched import BatchedRandom
+from cauldron.envs.core.batched import MAX_SEED, BatchedEnv, checked_seed
+from cauldron.envs.core.errors import ConfigError
 
 POLICIES = ("random", "lowest", "highest", "penalty")
 ILLEGAL_SHARE = 0.01  # per row and call, under the penalty policy
@@ -318,6 +318,6 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, int, str], Tally]:
 
 
 if __name__ == "__main__":
-    from envs.core.errors import run_command
+    from cauldron.envs.core.errors import run_command
 
     run_command(main)

@@ -1,11 +1,11 @@
-"""Hostile requests against the play server (``python -m eval.fuzz_server``).
+"""Hostile requests against the play server (``cauldron fuzz-server``).
 
-    python -m eval.fuzz_server [--env ID] [--random N] [--seed S] [--timeout SECONDS]
+    cauldron fuzz-server [--env ID] [--random N] [--seed S] [--timeout SECONDS]
 
-Starts ``eval.serve``'s server in this process on 127.0.0.1 (a free port; the games it saves go
-to a temporary folder) and sends it a fixed set of hostile requests (a bad, negative, doubled or
-huge ``Content-Length``, a body too big or cut short, chunked bodies, a wrong or missing Host,
-another Origin, a cross-site ``text/plain`` form post, a missing or wrong token, malformed or
+Starts ``cauldron.eval.serve``'s server in this process on 127.0.0.1 (a free port; the games it
+saves go to a temporary folder) and sends it a fixed set of hostile requests (a bad, negative,
+doubled or huge ``Content-Length``, a body too big or cut short, chunked bodies, a wrong or missing
+Host, another Origin, a cross-site ``text/plain`` form post, a missing or wrong token, malformed or
 deep JSON, unknown paths and methods, illegal and stale actions, silent and slow sockets), then
 ``N`` random ones (a request without the session's token, bytes changed at random; seeded).
 Each must be refused with its expected status (any refusal for a random one; a silent socket
@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from envs.core.errors import run_command
-from eval import serve
-from eval.demo import default_agent
+from cauldron.envs.core.errors import run_command
+from cauldron.eval import serve
+from cauldron.eval.demo import default_agent
 
 LOCAL = "127.0.0.1"  # the only address this command contacts
 REFUSED = frozenset({400, 403, 404, 408, 409, 411, 413, 415, 431, 501})
@@ -310,7 +310,7 @@ def fuzz(
 
 def main(argv: list[str] | None = None) -> list[str]:
     parser = argparse.ArgumentParser(
-        prog="python -m eval.fuzz_server", description=__doc__.splitlines()[0]
+        prog="cauldron fuzz-server", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--env", default="headless_horseman_v1", help="the game served")
     parser.add_argument("--random", type=int, default=100, help="random requests (default 100)")

@@ -24,16 +24,16 @@ from typing import Any
 from openskill.models import PlackettLuce
 from tqdm import tqdm
 
-import envs
-from agents import Agent, AgentError, CheckedAgent, display_names, make_agent
-from envs.core.errors import IllegalActionError
-from eval import saved_games
-from eval.config import EvalConfig
-from eval.executors import executor
-from eval.play import GameResult, play_game
-from eval.provenance import provenance
-from eval.records import ActionLog, Kept, select
-from eval.stats import bootstrap_mean_interval, judged, wilson_interval
+from cauldron import envs
+from cauldron.agents import Agent, AgentError, CheckedAgent, display_names, make_agent
+from cauldron.envs.core.errors import IllegalActionError
+from cauldron.eval import saved_games
+from cauldron.eval.config import EvalConfig
+from cauldron.eval.executors import executor
+from cauldron.eval.play import GameResult, play_game
+from cauldron.eval.provenance import provenance
+from cauldron.eval.records import ActionLog, Kept, select
+from cauldron.eval.stats import bootstrap_mean_interval, judged, wilson_interval
 
 CHUNK = 50
 
@@ -133,7 +133,7 @@ class _Seat:
 def _play(env: Any, players: dict[str, Agent], seed: int, seats: list[str]) -> GameResult:
     """One game (:func:`play_game`). An illegal action, or an agent's error in ``reset`` or
     ``act``, raises one :class:`AgentError` naming the agent, the seat and the game's seed
-    (``python -m eval --debug`` shows the original traceback)."""
+    (``cauldron eval --debug`` shows the original traceback)."""
     turn = [""]
     by_seat = dict(zip(env.possible_agents, seats, strict=True))
     seated = {seat: _Seat(agent, seat, turn) for seat, agent in players.items()}
@@ -151,7 +151,7 @@ def _play(env: Any, players: dict[str, Agent], seed: int, seats: list[str]) -> G
 def _play_chunk(job: tuple) -> tuple[Lineup, list[GameResult], list[Kept]]:
     """Play some seeds of one lineup; every seat has its own agent object (agents may keep
     memory within a game), made once per seat and agent. With ``save`` games to save per
-    lineup, also the chunk's candidates (:mod:`eval.saved_games`)."""
+    lineup, also the chunk's candidates (:mod:`cauldron.eval.saved_games`)."""
     env_id, options, lineup, sources, save, seeds = job
     env = envs.make(env_id, num_players=lineup.players, **options)
     if save:
@@ -343,7 +343,7 @@ def paired(
 ) -> dict[str, Any]:
     """Mean of ``value(game of a) − value(game of b)`` over the same seeds, with its percentile
     bootstrap interval (paired: the deal's own difficulty cancels); for the game's ``measure``
-    also judged (:func:`eval.stats.judged`)."""
+    also judged (:func:`cauldron.eval.stats.judged`)."""
     if [g.seed for g in a] != [g.seed for g in b]:
         raise ValueError("paired differences need the same seeds on both sides")
     differences = [value(x) - value(y) for x, y in zip(a, b, strict=True)]

@@ -1,19 +1,19 @@
-"""A person at the table with agents: ``python -m eval.play``.
+"""A person at the table with agents: ``cauldron play``.
 
-python -m eval.play --env ID --players N --seat K [--partners SPEC...] [--seed S] [--save FILE]
+cauldron play --env ID --players N --seat K [--partners SPEC...] [--seed S] [--save FILE]
 
 The person plays seat K; the other seats play ``--partners`` (one agent spec for every other
 seat, or one per other seat in seat order; default: the game's first heuristic). At each of the
 person's decisions the command shows what the others did since, as seat K may see it (another
 seat's secret choice, a card passed or chosen face down, reads as its public text: see
-:mod:`envs.core.views`; in simultaneous games only once every seat has chosen), seat K's private
-view (``render_for``, also at the end) and the legal actions by number and name. Type a number
-or a name; anything else is asked again. ``q`` or the end of the input abandons the game
+:mod:`cauldron.envs.core.views`; in simultaneous games only once every seat has chosen), seat K's
+private view (``render_for``, also at the end) and the legal actions by number and name. Type a
+number or a name; anything else is asked again. ``q`` or the end of the input abandons the game
 unsaved; Ctrl-C, SIGTERM or SIGHUP saves the game so far (header and step lines, no end line)
 to a file of its own beside the record, ``<save>.game1-<random>.unfinished``, that
-``python -m eval.serve --resume`` continues, then exits. A finished game is saved as a record
+``cauldron serve --resume`` continues, then exits. A finished game is saved as a record
 (default ``runs/play/<env>_seed<S>.jsonl``; the path is checked before the game starts) that
-``python -m eval.replay`` and ``python -m eval.viewer`` read.
+``cauldron replay`` and ``cauldron viewer`` read.
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from agents import make_agent
-from agents.base import seat_seed
-from envs.core.errors import ConfigError, IllegalActionError
-from envs.core.views import seen_action
-from eval.config import SEED_LIMIT
-from eval.demo import default_agent
-from eval.records import GameRecord, Recorder, check_output, seed_problem, write_games
-from eval.replay import number
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.agents.base import seat_seed
+from cauldron.envs.core.errors import ConfigError, IllegalActionError
+from cauldron.envs.core.views import seen_action
+from cauldron.eval.config import SEED_LIMIT
+from cauldron.eval.demo import default_agent
+from cauldron.eval.records import GameRecord, Recorder, check_output, seed_problem, write_games
+from cauldron.eval.replay import number
 
 HUMAN = "human"
 UNFINISHED = ".unfinished"  # the suffix of a game saved before its end
@@ -229,12 +229,13 @@ def choose(
 
 class Table:
     """One game with a person at ``seat`` and agents in the other seats, played a decision at a
-    time (the terminal's :func:`play_human` and the browser's ``eval.serve`` share it), on the
-    env made with ``options`` (none: the game's defaults).
+    time (the terminal's :func:`play_human` and the browser's ``cauldron.eval.serve`` share it), on
+    the env made with ``options`` (none: the game's defaults).
 
     ``log`` holds what seat ``seat`` has seen of every decision so far (its own and the
-    others', see :func:`envs.core.views.seen_action`), in order; a decision of a simultaneous
-    step joins it only once the step has resolved. ``turn`` counts the decisions taken."""
+    others', see :func:`cauldron.envs.core.views.seen_action`), in order; a decision of a
+    simultaneous step joins it only once the step has resolved. ``turn`` counts the decisions
+    taken."""
 
     def __init__(
         self,
@@ -400,11 +401,11 @@ def random_seed() -> int:
 def table_arguments(
     parser: argparse.ArgumentParser, required: bool = True
 ) -> argparse.ArgumentParser:
-    """``parser`` with the options that seat a person at a table (``eval.play`` and
-    ``eval.serve``): ``--env``, ``--players``, ``--seat``, ``--partners``, ``--seed`` and
+    """``parser`` with the options that seat a person at a table (``cauldron.eval.play`` and
+    ``cauldron.eval.serve``): ``--env``, ``--players``, ``--seat``, ``--partners``, ``--seed`` and
     ``--save``. Unless ``required``, ``--env`` and ``--players`` may be left out and ``--seat``
-    defaults to ``None`` (the command checks them: ``eval.serve --resume`` takes them from a
-    file)."""
+    defaults to ``None`` (the command checks them: ``cauldron.eval.serve --resume`` takes them from
+    a file)."""
     parser.add_argument("--env", required=required, choices=envs.ids())
     parser.add_argument("--players", type=int, required=required)
     parser.add_argument(
@@ -422,7 +423,7 @@ def table_arguments(
 
 def main(argv: list[str] | None = None) -> GameRecord | None:
     parser = table_arguments(
-        argparse.ArgumentParser(prog="python -m eval.play", description=__doc__.splitlines()[0])
+        argparse.ArgumentParser(prog="cauldron play", description=__doc__.splitlines()[0])
     )
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random_seed()
@@ -434,9 +435,9 @@ def main(argv: list[str] | None = None) -> GameRecord | None:
             record = play_table(table)
     except (KeyboardInterrupt, Stopped) as stop:
         saved = table.save_unfinished(UnfinishedFile(path))
-        said = f"game so far saved to {saved} (python -m eval.serve --resume {saved})"
+        said = f"game so far saved to {saved} (cauldron serve --resume {saved})"
         print(f"\nstopped: {said if saved else 'nothing to save'}", file=sys.stderr)
         raise SystemExit(128 + stop.signum if isinstance(stop, Stopped) else 130) from None
     if record is not None:
-        print(f"saved: {write_games(path, [record])} (python -m eval.replay {path})")
+        print(f"saved: {write_games(path, [record])} (cauldron replay {path})")
     return record

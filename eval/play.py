@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import envs
-from agents import make_agent
-from agents.base import seat_seed
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.agents.base import seat_seed
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,8 @@ def play_team(env_id: str, num_players: int, spec: str, seeds: range, **options)
     return [play_game(env, agents, seed) for seed in seeds]
 
 
-if __name__ == "__main__":  # python -m eval.play: a person at the table (eval.human)
-    from envs.core.errors import run_command
-    from eval.human import main
+if __name__ == "__main__":  # cauldron play: a person at the table (cauldron.eval.human)
+    from cauldron.envs.core.errors import run_command
+    from cauldron.eval.human import main
 
     run_command(main)

@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agents.specs import parse_spec
-from envs.core.errors import ConfigError
+from cauldron.agents.specs import parse_spec
+from cauldron.envs.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,11 +16,11 @@ it). A step line holds the acting seat ``s``, the action index ``a`` and its nam
 added to the table's log, as the renderers show them) only when there are some; and ``h`` (the
 first 16 hex digits of the sha256 of ``state()`` as float32 bytes) after every
 ``CHECKPOINT``-th step. A policy's decision may carry what it thought
-(:class:`agents.base.Thought`; evaluation's ``record_thoughts``): ``p``, up to
-:data:`agents.base.TOP` ``[action, probability]`` pairs, distinct legal actions by probability
-(rounded to 4 decimals, highest first, the chosen action among them), and ``v``, the critic's
-estimate of the seat's return (absent when the agent cannot compute it at play time). They are
-not part of the game: replay ignores them, and a record without them is the same game.
+(:class:`cauldron.agents.base.Thought`; evaluation's ``record_thoughts``): ``p``, up to
+:data:`cauldron.agents.base.TOP` ``[action, probability]`` pairs, distinct legal actions by
+probability (rounded to 4 decimals, highest first, the chosen action among them), and ``v``, the
+critic's estimate of the seat's return (absent when the agent cannot compute it at play time). They
+are not part of the game: replay ignores them, and a record without them is the same game.
 ``agents`` names who sat in each seat (agent specs, or ``human``), ``meta`` is free-form (the
 evaluation lineup, why the game was kept). The env id is never assumed: it comes from the record.
 
@@ -34,7 +34,7 @@ Reading checks each line before anything is made from it: UTF-8 JSON nested at m
 :data:`MAX_DEPTH` levels; a header whose ``players`` is in the game's range, whose ``seed`` is in
 0..2**31-1 and whose ``agents`` names each seat with a string; no more step lines than the
 game's ``max_steps`` allows; and thoughts of the right shape (``p``: 1 to
-:data:`agents.base.TOP` pairs of an action in the game's range and a probability in 0..1,
+:data:`cauldron.agents.base.TOP` pairs of an action in the game's range and a probability in 0..1,
 actions distinct, probabilities not increasing and summing to at most 1; ``v``: a finite
 number). A tiny file cannot make the reader (or the replay, the viewer) build
 anything large.
@@ -57,12 +57,12 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from agents import AgentError
-from agents.base import TOP, Agent, Thought, seat_seed
-from envs.core.errors import CauldronError, ConfigError
-from envs.core.options import CommonOptions
-from eval.config import SEED_LIMIT
+from cauldron import envs
+from cauldron.agents import AgentError
+from cauldron.agents.base import TOP, Agent, Thought, seat_seed
+from cauldron.envs.core.errors import CauldronError, ConfigError
+from cauldron.envs.core.options import CommonOptions
+from cauldron.eval.config import SEED_LIMIT
 
 FORMAT = "cauldron-game"
 VERSION = 1
@@ -71,9 +71,7 @@ MAX_DEPTH = 32  # JSON nesting of a record line (events nest 4 deep)
 RESERVED = ("env_id", "num_players", "render_mode")  # envs.make's own arguments, not options
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = _SHORT.maxlong = 60
-_CONTROLS = {
-    c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c != ord("\n")
-}
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c != ord("\n")}
 
 
 class RecordError(ConfigError):
@@ -117,7 +115,7 @@ class GameRecord:
     def error(self, index: int | None, problem: str) -> RecordError:
         """A :class:`RecordError` at the decision ``index`` (from 0; ``None``: the header;
         ``len(steps)``: the end line, reported as after the last step). Steps are counted
-        from 1, as the viewer and ``eval.replay`` count them."""
+        from 1, as the viewer and ``cauldron.eval.replay`` count them."""
         step = None if index is None else min(index + 1, len(self.steps))
         return RecordError(self.source, self.line_of(index), step, problem)
 
@@ -210,7 +208,7 @@ def _end(env, steps: int, returns: list[float]) -> dict[str, Any]:
 
 
 class Recorder:
-    """Wraps an AEC env (from :func:`envs.make`) and records every game played through it.
+    """Wraps an AEC env (from :func:`cauldron.envs.make`) and records every game played through it.
 
     Play as usual (``reset``, ``agent_iter``, ``last``, ``step``); call :meth:`next_game` before
     ``reset`` to name the seats' agents and add ``meta``. The header keeps the env's options that
@@ -752,10 +750,10 @@ def rebuild(
     played again through a :class:`Recorder`; ``ValueError`` if the actions do not finish it.
 
     ``thinkers`` (seat index -> agent with ``explain()``) are the agents that played those seats,
-    reset as :func:`eval.play.play_game` reset them and asked for every decision of their seat
-    again: each must choose the recorded action (an :class:`agents.AgentError` otherwise: an
-    agent that does not repeat its games from the seed), and what it thought goes on the line
-    (:func:`thought_fields`). Only the kept games pay for their thoughts."""
+    reset as :func:`cauldron.eval.play.play_game` reset them and asked for every decision of their
+    seat again: each must choose the recorded action (an :class:`cauldron.agents.AgentError`
+    otherwise: an agent that does not repeat its games from the seed), and what it thought goes on
+    the line (:func:`thought_fields`). Only the kept games pay for their thoughts."""
     thinkers = thinkers or {}
     env = Recorder(envs.make(env_id, num_players=players, **options))
     env.next_game(agents, meta)

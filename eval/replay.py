@@ -1,6 +1,6 @@
-"""Step through a game record in the terminal: ``python -m eval.replay FILE``.
+"""Step through a game record in the terminal: ``cauldron replay FILE``.
 
-python -m eval.replay FILE [--game K] [--seat N] [--step S] [--all]
+cauldron replay FILE [--game K] [--seat N] [--step S] [--all]
 
 The record is replayed through the reference env and checked as it goes (a record that does not
 replay stops with the file, line and step). Interactively, each step shows the whole table (or
@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from envs.core.errors import ConfigError, run_command
-from envs.core.views import action_text, figures, seen_action
-from eval.records import EventLog, GameRecord, jsonable, printable, read_games, replay
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.envs.core.views import action_text, figures, seen_action
+from cauldron.eval.records import EventLog, GameRecord, jsonable, printable, read_games, replay
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ class Frame:
     (each seat's return so far), ``to_act`` (the seat to decide, ``None`` once over), the step's
     ``action`` (the record's step line: seat ``s``, action ``a``, name ``n``; ``None`` for the
     dealt table) and what was seen of it: ``move`` by the whole table, ``seen`` by each seat
-    (:func:`envs.core.views.seen_action`: a secret action reads as its public text in the others'
-    views; empty for the dealt table); ``events``, the public events the step added to the
+    (:func:`cauldron.envs.core.views.seen_action`: a secret action reads as its public text in the
+    others' views; empty for the dealt table); ``events``, the public events the step added to the
     table's log (for the dealt table, the log after the deal) as the game's renderer words them;
     ``svg``, with ``frames(game, svg=True)``, the whole table and then each seat's view as SVG;
     ``policy`` and ``value``, what the acting agent thought (the record's ``p`` as ``(action,
@@ -169,8 +169,8 @@ def number(text: str) -> int | None:
 
 
 def echo(text: str) -> None:
-    """Print ``text`` made :func:`~eval.records.printable`: a record's text (agent names, meta)
-    cannot send the terminal its control sequences."""
+    """Print ``text`` made :func:`~cauldron.eval.records.printable`: a record's text (agent names,
+    meta) cannot send the terminal its control sequences."""
     print(printable(text))
 
 
@@ -223,9 +223,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.replay", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="cauldron replay", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="a record file (JSON Lines)")
     parser.add_argument("--game", type=int, default=1, help="which game of the file (from 1)")
     parser.add_argument("--seat", type=int, help="show this seat's private view")

@@ -12,8 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from envs.core.errors import ConfigError  # noqa: E402
-from envs.core.folders import atomic_file  # noqa: E402
+from cauldron.envs.core.errors import ConfigError  # noqa: E402
+from cauldron.envs.core.folders import atomic_file  # noqa: E402
 
 
 def pct(r: dict) -> str:
@@ -264,14 +264,14 @@ def saved_games_section(saved: dict) -> list[str]:
     watch = (
         f"[Watch them step by step]({page}) (the whole table or any seat's view)"
         if page
-        else f"Draw them with `python -m eval.viewer {saved['records']} -o games.html` (the "
+        else f"Draw them with `cauldron viewer {saved['records']} -o games.html` (the "
         "whole table or any seat's view)"
     )
     return [
         "## Saved games",
         "",
         f"{watch}: up to {saved['per_lineup']} games per lineup, the best and the worst by "
-        f"score, then the first seeds. Records: `{saved['records']}` (`python -m eval.replay "
+        f"score, then the first seeds. Records: `{saved['records']}` (`cauldron replay "
         f"{saved['records']}` steps through them in a terminal).",
         "",
     ]

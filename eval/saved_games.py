@@ -1,17 +1,17 @@
 """An evaluation's saved games (``save_games: N``): which games to keep, their records and page.
 
-Every game of a lineup is played through an :class:`~eval.records.ActionLog` (its actions only);
-each chunk of seeds keeps its candidates (both ends by score, then the first seeds) and the whole
-run keeps, per lineup, the best and the worst game by score and then the first seeds
-(:func:`eval.records.select`, the same whatever the workers). Best follows the measure's
-direction (the game's ``lower_is_better`` in :mod:`envs.registry`): the fewest scares in the
-Headless Horseman, the lowest margin of points in Voodoo Mania, the most of anything else. The
+Every game of a lineup is played through an :class:`~cauldron.eval.records.ActionLog` (its actions
+only); each chunk of seeds keeps its candidates (both ends by score, then the first seeds) and the
+whole run keeps, per lineup, the best and the worst game by score and then the first seeds
+(:func:`cauldron.eval.records.select`, the same whatever the workers). Best follows the measure's
+direction (the game's ``lower_is_better`` in :mod:`cauldron.envs.registry`): the fewest scares in
+the Headless Horseman, the lowest margin of points in Voodoo Mania, the most of anything else. The
 kept games are played again from their seeds and actions into full records, each checked against
 the returns of the game it repeats, and written to ``games.jsonl`` beside the viewer page
 ``games.html`` in the run folder. With ``record_thoughts``, the agents that can explain
 themselves (``explain()``: the ``torch:``, ``rllib:`` and ``sb3:`` agents) play their seats of
 the kept games again, and each decision's line carries what they thought (``p`` and ``v``,
-:mod:`eval.records`); each must repeat its moves. Only the kept games pay for the thoughts.
+:mod:`cauldron.eval.records`); each must repeat its moves. Only the kept games pay for the thoughts.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import envs
-from agents import Agent
-from eval.play import GameResult
-from eval.records import Kept, rebuild, select, write_games
-from eval.viewer import write_page
+from cauldron import envs
+from cauldron.agents import Agent
+from cauldron.eval.play import GameResult
+from cauldron.eval.records import Kept, rebuild, select, write_games
+from cauldron.eval.viewer import write_page
 
 RECORDS, PAGE = "games.jsonl", "games.html"
 

@@ -1,29 +1,29 @@
-"""Play in the browser: ``python -m eval.serve``.
+"""Play in the browser: ``cauldron serve``.
 
-python -m eval.serve --env ID --players N [--seat K] [--partners SPEC...] [--seed S]
+cauldron serve --env ID --players N [--seat K] [--partners SPEC...] [--seed S]
                      [--save FILE] [--host 127.0.0.1] [--port 0]
-python -m eval.serve --resume FILE [--partners SPEC...] [--save FILE] [--host 127.0.0.1]
+cauldron serve --resume FILE [--partners SPEC...] [--save FILE] [--host 127.0.0.1]
                      [--port 0]
 
 A local web server (the standard library's, one game at a time per process) where a person plays
-seat K against or with agents, as in ``python -m eval.play`` (the same :class:`eval.human.Table`):
-the page shows the seat's drawn view (``render_for(seat, "svg")``, hidden cards hidden) and the
-person plays by clicking what it draws: every thing an action refers to (a card, a pile, a space,
-a seat) is a ``<g data-action="a b ...">`` group (:meth:`envs.core.svg.Drawing.target`); a click
-plays the one legal action the thing names, or picks the thing when it names several, and a
-click on a second thing then plays the action the two share. An action with nothing drawn is a
-button in a player's words (the drawing module's ``action_words``); a click on what cannot be
-played says why. The page shows the other seats' moves one by one in words, a debug panel with
-the action numbers and the raw log, on request what an agent thought (only when the seat sees
-all the agent saw: the drawing module's ``mind_shown``) and, at the end, every hand and the
-result in words. A real-time game (its drawing module names ``CLOCK_IDLE``, the action of a tick
-let pass: Voodoo Mania) runs on a server-side :class:`Clock`: off at first (each tick waits for
-the person's click), then running (a tick the person lets pass for ``SPEEDS[speed]`` seconds is
-played as ``CLOCK_IDLE``; the agents decide on their own ticks; a click lands on the current
-tick, and one that arrives after its tick has passed is refused, so a double click plays at most
-once) or paused (nothing moves, clicks are refused). The server binds to 127.0.0.1 unless
-``--host`` says otherwise (and then says so), fetches nothing, and serves one page that fetches
-nothing but its own JSON:
+seat K against or with agents, as in ``cauldron play`` (the same
+:class:`cauldron.eval.human.Table`): the page shows the seat's drawn view (``render_for(seat,
+"svg")``, hidden cards hidden) and the person plays by clicking what it draws: every thing an action
+refers to (a card, a pile, a space, a seat) is a ``<g data-action="a b ...">`` group
+(:meth:`cauldron.envs.core.svg.Drawing.target`); a click plays the one legal action the thing names,
+or picks the thing when it names several, and a click on a second thing then plays the action the
+two share. An action with nothing drawn is a button in a player's words (the drawing module's
+``action_words``); a click on what cannot be played says why. The page shows the other seats' moves
+one by one in words, a debug panel with the action numbers and the raw log, on request what an agent
+thought (only when the seat sees all the agent saw: the drawing module's ``mind_shown``) and, at the
+end, every hand and the result in words. A real-time game (its drawing module names ``CLOCK_IDLE``,
+the action of a tick let pass: Voodoo Mania) runs on a server-side :class:`Clock`: off at first
+(each tick waits for the person's click), then running (a tick the person lets pass for
+``SPEEDS[speed]`` seconds is played as ``CLOCK_IDLE``; the agents decide on their own ticks; a click
+lands on the current tick, and one that arrives after its tick has passed is refused, so a double
+click plays at most once) or paused (nothing moves, clicks are refused). The server binds to
+127.0.0.1 unless ``--host`` says otherwise (and then says so), fetches nothing, and serves one page
+that fetches nothing but its own JSON:
 
 * ``GET /state[?since=n&game=g]``: ``game`` (its number, from 1), ``seed``, ``seats``, ``you``,
   ``turn`` (decisions taken), ``to_act``, ``your_turn``, ``over``, ``status`` (``your turn``,
@@ -46,13 +46,13 @@ nothing but its own JSON:
 
 A finished game is saved as a record (``--save``, checked before the first game; default
 ``runs/play/<env>_seed<S>.jsonl``; a game joins the games its file holds)
-that ``python -m eval.replay`` and ``python -m eval.viewer`` read. A refused request (malformed:
+that ``cauldron replay`` and ``cauldron viewer`` read. A refused request (malformed:
 400; an illegal action: 400; a stale turn or game, say from a second tab, a game that is over or
 stopped, a paused clock, a click after its tick: 409) answers ``{"error": ...}``, which the page
 shows before it shows the game as it is, and changes nothing. What the server prints of a file
-or an agent passes through :func:`eval.records.printable`. A port in use or outside 0..65535
-is a one-line error. An agent that raises stops the game with its message in the page and on
-the command line, and the decisions so far are written to a file of the game's own,
+or an agent passes through :func:`cauldron.eval.records.printable`. A port in use or outside
+0..65535 is a one-line error. An agent that raises stops the game with its message in the page and
+on the command line, and the decisions so far are written to a file of the game's own,
 ``<save>.game<N>-<random>.unfinished`` (the record's header and step lines, without an end
 line); so is a game left unfinished by
 ``POST /save``, a new game, Ctrl-C, SIGTERM or SIGHUP (which then stop the server).
@@ -101,12 +101,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from agents.specs import parse_spec
-from envs.core.errors import ConfigError, run_command
-from envs.core.svg import plain, seat_name
-from envs.core.views import action_text
-from eval.demo import default_agent
-from eval.human import (
+from cauldron.agents.specs import parse_spec
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.envs.core.svg import plain, seat_name
+from cauldron.envs.core.views import action_text
+from cauldron.eval.demo import default_agent
+from cauldron.eval.human import (
     HUMAN,
     UNFINISHED,
     Stopped,
@@ -117,7 +117,7 @@ from eval.human import (
     stopping,
     table_arguments,
 )
-from eval.records import (
+from cauldron.eval.records import (
     GameRecord,
     RecordError,
     check_output,
@@ -370,8 +370,7 @@ class Session:
             self.saved = str(self.keep(table.record))
             print(
                 printable(
-                    f"game {self.game} over; saved: {self.saved} "
-                    f"(python -m eval.viewer {self.path})"
+                    f"game {self.game} over; saved: {self.saved} (cauldron viewer {self.path})"
                 )
             )
 
@@ -679,7 +678,7 @@ def unfinished_game(path: str) -> GameRecord:
     if isinstance(final, dict) and "end" in final:
         raise ConfigError(
             f"--resume {path}: its last game is finished (it has an end line), nothing to "
-            f"resume; python -m eval.viewer {path} shows it"
+            f"resume; cauldron viewer {path} shows it"
         )
     try:
         game = parse_games([*lines, json.dumps({"end": {}})], str(path))[-1]
@@ -688,7 +687,7 @@ def unfinished_game(path: str) -> GameRecord:
         if agents.count(HUMAN) != 1:
             raise ConfigError(
                 f"--resume {path}: its last game seats no one person (agents {agents}); "
-                "--resume continues a person's game of python -m eval.serve"
+                "--resume continues a person's game of cauldron serve"
             )
         for done, _ in replay(game):
             if done == len(game.steps):
@@ -842,7 +841,7 @@ def make_server(
 
 def main(argv: list[str] | None = None) -> None:
     parser = table_arguments(
-        argparse.ArgumentParser(prog="python -m eval.serve", description=__doc__.splitlines()[0]),
+        argparse.ArgumentParser(prog="cauldron serve", description=__doc__.splitlines()[0]),
         required=False,
     )
     parser.add_argument("--resume", metavar="FILE", help="continue the unfinished game in FILE")

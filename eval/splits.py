@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.core.errors import ConfigError
+from cauldron.envs.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The web table: ``python -m eval.viewer FILE... -o games.html [--seat K]``.
+"""The web table: ``cauldron viewer FILE... -o games.html [--seat K]``.
 
 Writes one self-contained HTML page (no server, no network) that draws every game of the record
 files step by step: play/pause/step/scrub controls, a switch between the whole table and each
@@ -26,11 +26,11 @@ frame (step 0 the deal, step k the table after the k-th decision):
 * ``act``: ``null`` or ``[seat, action, name id, rewards or null]`` (in a seat's page action
   and name are ``null`` where the seat did not see the action);
 * ``seen``: ``null`` or per view the id of the action's text as that view shows it (a secret
-  action reads as its public text in the other seats' views, see :mod:`envs.core.views`);
+  action reads as its public text in the other seats' views, see :mod:`cauldron.envs.core.views`);
 * ``events``: the ids of the public events the step added to the table's log;
 * ``think``: ``null`` when no step of the game holds a thought, else per frame ``null`` or the
-  id of :func:`eval.replay.thought`'s text (``policy: play 4/1 62% · ... · value 0.41``), shown
-  in view 0 and the actor's view only;
+  id of :func:`cauldron.eval.replay.thought`'s text (``policy: play 4/1 62% · ... · value 0.41``),
+  shown in view 0 and the actor's view only;
 * ``panel``: ``[seat to act or null, id of the returns' JSON (rounded to 4 decimals), id of
   each seat's info JSON...]``, every seat's figures from the game state;
 * ``svg``: per view, the frames' SVG as line ids (one element a line), each frame stored
@@ -48,9 +48,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from envs.core.errors import CauldronError, ConfigError, run_command
-from eval.records import GameRecord, check_output, read_games
-from eval.replay import Frame, describe, frames, thought
+from cauldron.envs.core.errors import CauldronError, ConfigError, run_command
+from cauldron.eval.records import GameRecord, check_output, read_games
+from cauldron.eval.replay import Frame, describe, frames, thought
 
 ASSETS = Path(__file__).with_name("viewer_assets")
 
@@ -314,9 +314,7 @@ def write_page(
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.viewer", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="cauldron viewer", description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", help="record files (JSON Lines)")
     parser.add_argument("-o", "--out", default="games.html", help="the HTML page to write")
     parser.add_argument(

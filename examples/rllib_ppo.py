@@ -31,7 +31,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-import envs
+from cauldron import envs
 
 
 class CauldronRLlibEnv(MultiAgentEnv):

@@ -32,7 +32,7 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-import envs
+from cauldron import envs
 
 
 def make_env(env_id: str, num_players: int) -> PettingZooEnv:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import make_agent
+from cauldron.agents import make_agent
 
 
 class Reference:

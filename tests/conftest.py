@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
+from cauldron import envs
 
 # Rulebook variants that the conformance suite also runs, per environment.
 VARIANTS: dict[str, list[dict]] = {
@@ -72,8 +72,8 @@ def serving(tmp_path):
     """Starts play servers (``start(env_id, players, seat, seed=4)``: the person in ``seat``,
     the game's default agent in the others, records under ``tmp_path``), all closed after the
     test."""
-    from eval import serve
-    from eval.demo import default_agent
+    from cauldron.eval import serve
+    from cauldron.eval.demo import default_agent
     from tests.test_serve import Running
 
     servers: list[Running] = []

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.options import HocusPocusOptions
-from envs.hocus_pocus.phases import Phase
-from envs.hocus_pocus.rules import HocusPocusRules, State
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.options import HocusPocusOptions
+from cauldron.envs.hocus_pocus.phases import Phase
+from cauldron.envs.hocus_pocus.rules import HocusPocusRules, State
 
 
 def card(colour: str, kind: str, copy: int = 1) -> int:

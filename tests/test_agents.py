@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from agents import HEURISTICS, make_agent
-from envs.core.errors import ConfigError
-from eval.play import play_team
+from cauldron import envs
+from cauldron.agents import HEURISTICS, make_agent
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval.play import play_team
 
 BASELINES = [
     (env_id, spec)
@@ -80,7 +80,7 @@ def test_bad_agent_specs():
 
 
 def _torch_checkpoint(tmp_path, env_id: str):
-    from agents.torch_policy import PolicyNet, save_checkpoint
+    from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
 
     env = envs.make(env_id)
     obs = env.observation_space("player_0")["observation"].shape[0]
@@ -144,7 +144,7 @@ def test_sb3_checkpoint_plays_legally_from_weights_alone(tmp_path):
 def test_a_policy_agent_runs_on_one_thread_unless_a_command_or_the_variable_chose(monkeypatch):
     import torch
 
-    from agents import torch_policy
+    from cauldron.agents import torch_policy
 
     monkeypatch.setattr(torch_policy, "_threads_chosen", False)
     before = torch.get_num_threads()

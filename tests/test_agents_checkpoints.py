@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-import envs
-from agents import checkpoints, make_agent
+from cauldron import envs
+from cauldron.agents import checkpoints, make_agent
 from tests.test_agents import tiny_sb3_model
 
 HORSEMAN = "headless_horseman_v1"
@@ -19,7 +19,7 @@ BAD_VALUES = [float("nan"), float("inf"), float("-inf")]
 
 def torch_checkpoint(path: Path, bad: float | None = None) -> Path:
     """A small policy checkpoint for Hexenflug at ``path``, its first weight set to ``bad``."""
-    from agents.torch_policy import PolicyNet, save_checkpoint
+    from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
 
     env = envs.make("hexenflug_v1")
     obs = env.observation_space("player_0")["observation"].shape[0]

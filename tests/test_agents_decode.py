@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
+from cauldron import envs
 
 
 @pytest.mark.parametrize("env_id", envs.ids())

@@ -1,17 +1,18 @@
-"""Your own agents: ``python:`` specs with options, agent objects through ``eval.evaluate``,
-display names, sampling ``torch:`` agents, and clear errors naming the spec."""
+"""Your own agents: ``python:`` specs with options, agent objects through
+``cauldron.eval.evaluate``, display names, sampling ``torch:`` agents, and clear errors naming the
+spec."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import envs
-import eval as cauldron_eval
-from agents import AgentError, make_agent
-from agents.specs import display_name, display_names, parse_spec
-from eval import harness, report
-from eval.config import parse_config
+from cauldron import envs
+from cauldron import eval as cauldron_eval
+from cauldron.agents import AgentError, make_agent
+from cauldron.agents.specs import display_name, display_names, parse_spec
+from cauldron.eval import harness, report
+from cauldron.eval.config import parse_config
 
 HERE = "tests.test_agents_user"
 
@@ -160,7 +161,7 @@ def test_config_labels_must_name_agents_and_appear_in_reports():
 
 
 def test_torch_agents_can_sample(tmp_path):
-    from agents.torch_policy import PolicyNet, save_checkpoint
+    from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
 
     env_id = "hocus_pocus_v1"
     env = envs.make(env_id, num_players=2)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-import envs
-from agents.batched import BatchedNet, make_batched_agent
-from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
-from eval import batched
+from cauldron import envs
+from cauldron.agents.batched import BatchedNet, make_batched_agent
+from cauldron.agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
+from cauldron.eval import batched
 
 ENV = "voodoo_mania_v1"
 
@@ -88,8 +88,8 @@ def test_eval_batched_plays_a_recurrent_checkpoint_and_its_results_do_not_depend
 def test_a_recurrent_snapshot_plays_as_a_training_opponent_with_memories_per_row(tmp_path):
     """The batched trainer's opponent pool: a recurrent snapshot of the learner answers for the
     rows it plays in, keeps their memories, and forgets a row's when its game ends."""
-    from train.batched import BatchedGames
-    from train.config import parse_config
+    from cauldron.train.batched import BatchedGames
+    from cauldron.train.config import parse_config
 
     config = parse_config(
         {

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.batched import draw_by_running_total
-from envs.core.batched import RowStreams, row_seeds
-from envs.core.errors import ConfigError
+from cauldron import envs
+from cauldron.agents.batched import draw_by_running_total
+from cauldron.envs.core.batched import RowStreams, row_seeds
+from cauldron.envs.core.errors import ConfigError
 
 GAMES = [  # env, players, options, steps (the row's first game ends well before)
     ("hocus_pocus_v1", 4, {}, 400),

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.torch_policy import PolicyNet, load_checkpoint
-from envs.core.errors import ConfigError
-from train import belief
-from train.config import parse_config
+from cauldron import envs
+from cauldron.agents.torch_policy import PolicyNet, load_checkpoint
+from cauldron.envs.core.errors import ConfigError
+from cauldron.train import belief
+from cauldron.train.config import parse_config
 
 
 def played(env_id: str, num_players: int, steps: int, seed: int = 0):
@@ -90,8 +90,8 @@ def test_a_run_learns_a_belief_that_stays_out_of_the_checkpoint(tmp_path, engine
     """A short Horseman run: the head is trained (its figures are logged, finite, and beat the
     untrained head's loss of about log 2), its weights are in the resume state, not in the
     policy's checkpoint, and the policy is the plain actor (nothing reads the head)."""
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     run = parse_config(
         {

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from envs.core.errors import ConfigError
-from eval.config import parse_config as parse_eval_config
-from eval.config import read_config_file
-from train.config import load_config
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval.config import parse_config as parse_eval_config
+from cauldron.eval.config import read_config_file
+from cauldron.train.config import load_config
 
 QUICKSTART = "configs/train/quickstart.yaml"
 NOT_OPTIONS = ["num_players: 3", "render_mode: svg", "env_id: x", "batch_size: abc"]

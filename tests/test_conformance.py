@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
-import envs
+from cauldron import envs
 from tests.conftest import play_random, random_legal_action
 
 

@@ -9,8 +9,8 @@ import pickle
 import numpy as np
 import pytest
 
-import envs
-from envs.core.actions import as_action
+from cauldron import envs
+from cauldron.envs.core.actions import as_action
 
 PARALLEL_IDS = [i for i in envs.ids() if envs.spec(i).parallel]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from envs.core.batched_ops import inverse_permutation
+from cauldron.envs.core.batched_ops import inverse_permutation
 
 
 def test_inverse_permutation_is_the_argsort_of_each_row() -> None:

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-import envs
-from envs import docs
-from envs.core.docs import BLOCK, fill_blocks
+from cauldron import envs
+from cauldron.envs import docs
+from cauldron.envs.core.docs import BLOCK, fill_blocks
 
 GAMES = sorted(envs.ids())
 
@@ -21,7 +21,7 @@ def _package(env_id: str) -> str:
 @pytest.mark.parametrize("env_id", GAMES)
 def test_rules_md_generated_blocks_are_up_to_date(env_id):
     text = docs.rules_md(env_id).read_text()
-    assert fill_blocks(text, docs.blocks(env_id)) == text, "run: python -m envs.docs"
+    assert fill_blocks(text, docs.blocks(env_id)) == text, "run: cauldron rules-tables"
     assert {m.group(2) for m in BLOCK.finditer(text)} >= set(docs.blocks(env_id)) | {"baselines"}
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-import envs
+from cauldron import envs
 
 pytest.importorskip("mkdocs", reason='the docs site needs its extra: pip install -e ".[docs]"')
 
@@ -76,7 +76,7 @@ def test_the_api_reference_documents_the_public_names(site):
     for name in ("envs.make", "envs.make_batched", "envs.decode", "agents.make_agent"):
         assert f'id="{name}"' in html, name
     assert 'id="agents.Agent"' in html
-    assert 'id="train.config.TrainConfig.total_steps"' in html
+    assert 'id="cauldron.train.config.TrainConfig.total_steps"' in html
     assert "learner decisions to train for" in html  # a TrainConfig field's description
     assert ":class:" not in html and ":func:" not in html
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.hocus_pocus import actions as A
+from cauldron import envs
+from cauldron.envs.hocus_pocus import actions as A
 
 
 def _started(**options):

@@ -7,12 +7,12 @@ import json
 import numpy as np
 import pytest
 
-import envs
-from agents import HEURISTICS
-from eval import __main__ as eval_cli
-from eval import bench, demo, harness, report
-from eval.config import load_config, parse_config
-from eval.provenance import provenance
+from cauldron import envs
+from cauldron.agents import HEURISTICS
+from cauldron.eval import __main__ as eval_cli
+from cauldron.eval import bench, demo, harness, report
+from cauldron.eval.config import load_config, parse_config
+from cauldron.eval.provenance import provenance
 
 
 def baseline_specs(env_id: str) -> list[str]:
@@ -298,10 +298,10 @@ def test_bench_prints_a_table_with_ratios(capsys):
 
 
 def test_batched_peak_memory_is_the_child_process_own():
-    """``eval.bench --batched`` reports a fresh process's own peak: launched from a process that
-    holds 640 MB (as it does once Pgx is loaded), the child's figures stay those of torch, the
+    """``cauldron.eval.bench --batched`` reports a fresh process's own peak: launched from a process
+    that holds 640 MB (as it does once Pgx is loaded), the child's figures stay those of torch, the
     imports and the engine, not the launcher's size."""
-    from eval.bench_batched import peak_memory_mib
+    from cauldron.eval.bench_batched import peak_memory_mib
 
     held = np.ones(80_000_000)  # 640 MB resident here
     peak, imports = peak_memory_mib("headless_horseman_v1", 2, 64, steps=2)

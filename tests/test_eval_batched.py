@@ -1,5 +1,5 @@
-"""Large evaluations on the batched engine (eval.batched): one game per row, the agent's seat
-going round, each game's chance from its own seed (whatever the chunk), paired differences,
+"""Large evaluations on the batched engine (cauldron.eval.batched): one game per row, the agent's
+seat going round, each game's chance from its own seed (whatever the chunk), paired differences,
 provenance, ``python:`` agents row by row, the reference harness's statistics, and clear
 errors."""
 
@@ -10,10 +10,10 @@ import json
 import numpy as np
 import pytest
 
-from envs.core.errors import ConfigError
-from eval.batched import evaluate, main
-from eval.play import play_team
-from eval.stats import bootstrap_mean_interval, verdict, wilson_interval
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval.batched import evaluate, main
+from cauldron.eval.play import play_team
+from cauldron.eval.stats import bootstrap_mean_interval, verdict, wilson_interval
 
 
 def overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -204,7 +204,7 @@ def test_out_folder_holds_the_command_provenance_tables_every_game_and_a_plot(tm
     folder = tmp_path / "run"
     text = (folder / "report.md").read_text()
     assert text.splitlines()[-len(lines) - 2 : -2] == lines
-    assert "`python -m eval.batched hexenflug_v1 random random --games 20 --out " in text
+    assert "`cauldron eval-batched hexenflug_v1 random random --games 20 --out " in text
     assert "Cauldron " in text and "commit `" in text and "config hash `" in text
     results = json.loads((folder / "results.json").read_text())
     (row,) = results["rows"]
@@ -305,7 +305,7 @@ def test_python_agents_play_their_rows_against_batched_opponents():
 
 
 def test_a_python_agent_returning_a_float_is_named_in_one_clear_error():
-    from agents.user import AgentError
+    from cauldron.agents.user import AgentError
 
     spec = "python:tests.batched_python_agents:Floaty"
     with pytest.raises(AgentError, match=r"Floaty.*returned \d+\.0, not an integer action"):
@@ -329,8 +329,8 @@ def _checkpoint(tmp_path, env_id: str, num_players: int):
     and far from one-hot, so greedy and sampled play differ)."""
     import torch
 
-    import envs
-    from agents.torch_policy import PolicyNet, save_checkpoint
+    from cauldron import envs
+    from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
 
     benv = envs.make_batched(env_id, num_players, batch_size=1)
     torch.manual_seed(0)
@@ -348,8 +348,8 @@ def test_a_sampling_checkpoint_draws_from_its_policy(tmp_path):
     of its policy probability, the same seed repeats the draws, and greedy play is the argmax."""
     import torch
 
-    import envs
-    from agents.batched import make_batched_agent
+    from cauldron import envs
+    from cauldron.agents.batched import make_batched_agent
 
     path = _checkpoint(tmp_path, "hexenflug_v1", 2)
     benv = envs.make_batched("hexenflug_v1", 2, batch_size=64)
@@ -385,7 +385,7 @@ def test_a_sampling_checkpoint_draws_from_its_policy(tmp_path):
 def test_batched_torch_options_are_checked(tmp_path, query, match):
     import torch
 
-    from agents.batched import make_batched_agent
+    from cauldron.agents.batched import make_batched_agent
 
     path = _checkpoint(tmp_path, "hexenflug_v1", 2)
     with pytest.raises(ConfigError, match=match):

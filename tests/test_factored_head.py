@@ -11,19 +11,19 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents import make_agent
-from agents.batched import snapshot_policy
-from agents.hocus_pocus.head import PAIR_FEATURES, SPACE_FEATURES, HocusPocusHead
-from agents.torch_policy import PolicyNet, save_checkpoint
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import Encoder
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.agents.batched import snapshot_policy
+from cauldron.agents.hocus_pocus.head import PAIR_FEATURES, SPACE_FEATURES, HocusPocusHead
+from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.train import warm_start
+from cauldron.train.config import parse_config
+from cauldron.train.ppo import train
+from cauldron.train.runlog import RunLog
 from tests.hocus_pocus_helpers import card, play, table
-from train import warm_start
-from train.config import parse_config
-from train.ppo import train
-from train.runlog import RunLog
 
 HP = "hocus_pocus_v1"
 TOE, POX, TONGUE, NEWT, OIL = C.TYPES

@@ -1,4 +1,4 @@
-"""The batched fuzz (``python -m eval.fuzz_batched``): a short run holds every
+"""The batched fuzz (``cauldron fuzz-batched``): a short run holds every
 promise, truncations are told from rule endings, each check catches the breakage it is for,
 and (slow) the full 10^5 calls per game."""
 
@@ -10,11 +10,11 @@ import pytest
 import torch
 from tqdm import tqdm
 
-import envs
-from envs.core.batched import BatchedEnv
-from envs.core.errors import ConfigError
-from envs.headless_horseman.batched import BatchedHeadlessHorseman
-from eval.fuzz_batched import Fuzzer, Tally, fuzz, main, table
+from cauldron import envs
+from cauldron.envs.core.batched import BatchedEnv
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.headless_horseman.batched import BatchedHeadlessHorseman
+from cauldron.eval.fuzz_batched import Fuzzer, Tally, fuzz, main, table
 
 HORSEMAN = "headless_horseman_v1"
 

@@ -19,19 +19,19 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.batched import BatchedRandom, make_batched_agent
-from agents.headless_horseman.batched import HEURISTICS as BATCHED_HEURISTICS
-from agents.headless_horseman.batched import BatchedFocal
-from agents.headless_horseman.heuristic import HEURISTICS as REFERENCE_HEURISTICS
-from agents.headless_horseman.heuristic import HeadlessHorsemanHeuristic
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
-from envs.headless_horseman.batched import batched_game, from_reference, to_reference
-from envs.headless_horseman.encoding import Encoder
-from envs.headless_horseman.options import HeadlessHorsemanOptions
-from envs.headless_horseman.phases import Phase
-from envs.headless_horseman.rules import HeadlessHorsemanRules
+from cauldron import envs
+from cauldron.agents.batched import BatchedRandom, make_batched_agent
+from cauldron.agents.headless_horseman.batched import HEURISTICS as BATCHED_HEURISTICS
+from cauldron.agents.headless_horseman.batched import BatchedFocal
+from cauldron.agents.headless_horseman.heuristic import HEURISTICS as REFERENCE_HEURISTICS
+from cauldron.agents.headless_horseman.heuristic import HeadlessHorsemanHeuristic
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.batched import batched_game, from_reference, to_reference
+from cauldron.envs.headless_horseman.encoding import Encoder
+from cauldron.envs.headless_horseman.options import HeadlessHorsemanOptions
+from cauldron.envs.headless_horseman.phases import Phase
+from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules
 from tests.distributions import assert_same_means
 
 ENV = "headless_horseman_v1"

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.headless_horseman import components as C
-from envs.headless_horseman.encoding import Encoder
-from envs.headless_horseman.options import HeadlessHorsemanOptions
-from envs.headless_horseman.rules import HeadlessHorsemanRules
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.encoding import Encoder
+from cauldron.envs.headless_horseman.options import HeadlessHorsemanOptions
+from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules
 
 games = st.fixed_dictionaries(
     {

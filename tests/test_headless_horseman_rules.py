@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-import envs.headless_horseman
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
-from envs.headless_horseman.encoding import Encoder
-from envs.headless_horseman.options import HeadlessHorsemanOptions
-from envs.headless_horseman.phases import Phase
-from envs.headless_horseman.render import render_table, track_text
-from envs.headless_horseman.rules import HeadlessHorsemanRules
+import cauldron.envs.headless_horseman
+from cauldron import envs
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.encoding import Encoder
+from cauldron.envs.headless_horseman.options import HeadlessHorsemanOptions
+from cauldron.envs.headless_horseman.phases import Phase
+from cauldron.envs.headless_horseman.render import render_table, track_text
+from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules
 
 BLANK, ONE, TWO, THREE, SPEED = range(5)
 PUMPKIN_1, PUMPKIN_2, PUMPKIN_3, PUMPKIN_4, OWL, TOAD, CROW, BAT = range(8)
@@ -302,6 +302,6 @@ def test_render_puts_the_horseman_on_his_purple_path():
 
 def test_rules_md_describes_the_default_board():
     """RULES.md names the default board's green path ends (they are not doubled)."""
-    text = (Path(envs.headless_horseman.__file__).parent / "RULES.md").read_text()
+    text = (Path(cauldron.envs.headless_horseman.__file__).parent / "RULES.md").read_text()
     ends = "/".join(str(e) for e in C.BOARD.green_path_end)
     assert ends in text and "every space doubled" not in text

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents.hexenflug.heuristic import cautious, greedy
-from envs.hexenflug import actions as A
-from envs.hexenflug.batched import BatchedHexenflug, from_reference, to_reference
-from envs.hexenflug.encoding import Encoder
-from envs.hexenflug.options import HexenflugOptions
-from envs.hexenflug.phases import Phase
-from envs.hexenflug.rules import HexenflugRules, State
+from cauldron.agents.hexenflug.heuristic import cautious, greedy
+from cauldron.envs.hexenflug import actions as A
+from cauldron.envs.hexenflug.batched import BatchedHexenflug, from_reference, to_reference
+from cauldron.envs.hexenflug.encoding import Encoder
+from cauldron.envs.hexenflug.options import HexenflugOptions
+from cauldron.envs.hexenflug.phases import Phase
+from cauldron.envs.hexenflug.rules import HexenflugRules, State
 
 CPU = torch.device("cpu")
 

@@ -1,5 +1,6 @@
-"""Batched Hexenflug through ``envs.make_batched``: baselines equal to the reference heuristics,
-game-length and winner distributions equal to the reference's, and the BatchedEnv contract."""
+"""Batched Hexenflug through ``cauldron.envs.make_batched``: baselines equal to the reference
+heuristics, game-length and winner distributions equal to the reference's, and the BatchedEnv
+contract."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.batched import BatchedRandom
-from agents.hexenflug.batched import HEURISTICS, BatchedBanker, BatchedCautious, BatchedGreedy
-from agents.hexenflug.heuristic import BankerHeuristic, cautious, greedy
-from envs.hexenflug import actions as A
-from envs.hexenflug.batched import from_reference, to_reference
-from envs.hexenflug.phases import Phase
+from cauldron import envs
+from cauldron.agents.batched import BatchedRandom
+from cauldron.agents.hexenflug.batched import (
+    HEURISTICS,
+    BatchedBanker,
+    BatchedCautious,
+    BatchedGreedy,
+)
+from cauldron.agents.hexenflug.heuristic import BankerHeuristic, cautious, greedy
+from cauldron.envs.hexenflug import actions as A
+from cauldron.envs.hexenflug.batched import from_reference, to_reference
+from cauldron.envs.hexenflug.phases import Phase
 from tests.distributions import assert_same_means
 from tests.test_hexenflug_batched import canonical, engines, reference_states
 
@@ -46,10 +52,10 @@ def test_batched_heuristics_choose_the_reference_action(n):
 
 
 def test_batched_random_draws_uniformly_among_legal_actions():
-    """``random`` (agents.batched.BatchedRandom, shared by every game) matches RandomAgent's
-    distribution: on the widest mask of 200 Hexenflug states, repeated 20,000 times, every legal
-    action's frequency lies within 3.5 standard errors of 1 / (number of legal actions), and no
-    illegal one is drawn."""
+    """``random`` (cauldron.agents.batched.BatchedRandom, shared by every game) matches
+    RandomAgent's distribution: on the widest mask of 200 Hexenflug states, repeated 20,000 times,
+    every legal action's frequency lies within 3.5 standard errors of 1 / (number of legal actions),
+    and no illegal one is drawn."""
     rules, encoder, game = engines(3, {})
     masks = game.legal_mask(from_reference(reference_states(rules, encoder, "random", 200, 1), CPU))
     mask = masks[masks.sum(1).argmax()].expand(20_000, -1)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.layout import Layout
-from envs.hexenflug import components as C
-from envs.hexenflug.encoding import OBSERVATION_FIELDS, STATE_FIELDS, Encoder
+from cauldron import envs
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.encoding import OBSERVATION_FIELDS, STATE_FIELDS, Encoder
 from tests.test_hexenflug_rules import GREEN, ORANGE, PINK, W, table
 
 OBS = Layout(OBSERVATION_FIELDS)

@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.hexenflug import components as C
-from envs.hexenflug.options import HexenflugOptions
-from envs.hexenflug.rules import HexenflugRules
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.options import HexenflugOptions
+from cauldron.envs.hexenflug.rules import HexenflugRules
 
 games = st.fixed_dictionaries(
     {

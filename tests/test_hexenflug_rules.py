@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.hexenflug import actions as A
-from envs.hexenflug import components as C
-from envs.hexenflug.options import HexenflugOptions
-from envs.hexenflug.phases import Phase
-from envs.hexenflug.rules import HexenflugRules
+from cauldron import envs
+from cauldron.envs.hexenflug import actions as A
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.options import HexenflugOptions
+from cauldron.envs.hexenflug.phases import Phase
+from cauldron.envs.hexenflug.rules import HexenflugRules
 
 BLACK, GREEN, ORANGE, PINK, WHITE = range(5)
 

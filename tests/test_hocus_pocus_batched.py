@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.hocus_pocus.heuristic import HocusPocusHeuristic
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.batched import batched_game, from_reference, to_reference
-from envs.hocus_pocus.phases import Phase
+from cauldron import envs
+from cauldron.agents.hocus_pocus.heuristic import HocusPocusHeuristic
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.batched import batched_game, from_reference, to_reference
+from cauldron.envs.hocus_pocus.phases import Phase
 from tests.hocus_pocus_helpers import card, play, table
 
 ENV = "hocus_pocus_v1"
@@ -219,7 +219,7 @@ def check_steered(env, game, befores: list, actions: list[int], monkeypatch) -> 
     once and equal the reference's next state under the same chance (shuffles ordered as the
     batched rows, I Put a Spell on You passing the same cards), with equal rewards,
     observation, mask and ``state()``. Returns the reference next states."""
-    import envs.hocus_pocus.rules as rules_module
+    import cauldron.envs.hocus_pocus.rules as rules_module
 
     state = from_reference(befores, game)
     rewards = game.apply(state, torch.tensor(actions), torch.Generator().manual_seed(4))

@@ -1,6 +1,6 @@
-"""Batched Hocus Pocus through ``envs.make_batched``: game-length, stun and win distributions
-equal to the reference's, the baselines equal to the reference heuristic, and the BatchedEnv
-contract."""
+"""Batched Hocus Pocus through ``cauldron.envs.make_batched``: game-length, stun and win
+distributions equal to the reference's, the baselines equal to the reference heuristic, and the
+BatchedEnv contract."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents import HEURISTICS
-from agents.batched import BatchedRandom
-from agents.hocus_pocus.heuristic import HocusPocusHeuristic
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus.phases import Phase
+from cauldron import envs
+from cauldron.agents import HEURISTICS
+from cauldron.agents.batched import BatchedRandom
+from cauldron.agents.hocus_pocus.heuristic import HocusPocusHeuristic
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus.phases import Phase
 from tests.distributions import assert_same_means
 from tests.test_hocus_pocus_batched import CONFIGS, POLICIES, config_id, mixed_policy, transitions
 
@@ -28,7 +28,7 @@ CPU = torch.device("cpu")
 def batched_games(n: int, policy: str, games: int, seed: int) -> np.ndarray:
     """``[games, 3]``: agent-steps, stuns and won of the first game in each of ``games`` rows
     (one game per row: short games are not over-counted)."""
-    from agents.hocus_pocus.batched import BatchedGreedy
+    from cauldron.agents.hocus_pocus.batched import BatchedGreedy
 
     benv = envs.make_batched(ENV, num_players=n, batch_size=games)
     generator = torch.Generator().manual_seed(seed)
@@ -168,7 +168,7 @@ def test_auto_reset_reports_final_rewards_and_stuns():
     """End of the Game: a finished game's last step reports its shared reward (+1 won, -1
     lost) and its stuns; the row then holds a fresh deal (turn 1, nobody stunned)."""
     benv = envs.make_batched(ENV, num_players=2, batch_size=12, sunrise_steps=1)
-    from agents.hocus_pocus.batched import BatchedGreedy
+    from cauldron.agents.hocus_pocus.batched import BatchedGreedy
 
     policy = BatchedGreedy(2, CPU, torch.Generator().manual_seed(0))
     out = benv.reset(seed=2)
@@ -222,7 +222,7 @@ def test_batched_heuristics_pick_the_reference_heuristics_action(index, name):
     """On the observations and masks of reference games (random, greedy, mixed play and the
     heuristic's own), the batched heuristic picks exactly what the reference one picks, in
     every phase."""
-    from agents.hocus_pocus.batched import HEURISTICS as BATCHED
+    from cauldron.agents.hocus_pocus.batched import HEURISTICS as BATCHED
 
     n, options = CONFIGS[index]
     env = envs.make(ENV, num_players=n, **options).unwrapped
@@ -242,10 +242,10 @@ def test_batched_heuristics_pick_the_reference_heuristics_action(index, name):
 
 
 def test_heuristics_are_registered_by_name():
-    from agents.batched import batched_heuristics
-    from agents.hocus_pocus.batched import BatchedGreedy
-    from agents.hocus_pocus.consensus_batched import BatchedConsensus
-    from agents.hocus_pocus.planner_batched import BatchedPlanner
+    from cauldron.agents.batched import batched_heuristics
+    from cauldron.agents.hocus_pocus.batched import BatchedGreedy
+    from cauldron.agents.hocus_pocus.consensus_batched import BatchedConsensus
+    from cauldron.agents.hocus_pocus.planner_batched import BatchedPlanner
 
     assert batched_heuristics(ENV) == {
         "greedy": BatchedGreedy,

@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents import HEURISTICS
-from agents.hocus_pocus.batched import HEURISTICS as BATCHED
-from agents.hocus_pocus.cards import top_cards
-from agents.hocus_pocus.consensus import ConsensusHeuristic
-from agents.hocus_pocus.heuristic import HocusPocusHeuristic
-from agents.hocus_pocus.planner import PlannerHeuristic, holdings, plan_values
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import Encoder
-from envs.hocus_pocus.phases import Phase
+from cauldron import envs
+from cauldron.agents import HEURISTICS
+from cauldron.agents.hocus_pocus.batched import HEURISTICS as BATCHED
+from cauldron.agents.hocus_pocus.cards import top_cards
+from cauldron.agents.hocus_pocus.consensus import ConsensusHeuristic
+from cauldron.agents.hocus_pocus.heuristic import HocusPocusHeuristic
+from cauldron.agents.hocus_pocus.planner import PlannerHeuristic, holdings, plan_values
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus.phases import Phase
 from tests.hocus_pocus_helpers import card, play, table
 
 TOE, POX, TONGUE, NEWT, OIL = C.TYPES
@@ -212,7 +212,7 @@ def team_stuns(name: str, n: int, games: int, seed: int) -> float:
 
 
 def test_planner_team_stuns_more_than_greedy_and_consensus_teams():
-    """Known answer (200 seeded games a team, ``python -m eval``): at 4 players planner teams
+    """Known answer (200 seeded games a team, ``cauldron eval``): at 4 players planner teams
     stun about 1.1 times a game, consensus 0.8, greedy 0.7; components.md asks 0.5."""
     stuns = {name: team_stuns(name, 4, 160, seed=3) for name in ("greedy", "planner", "consensus")}
     assert stuns["planner"] > max(stuns["greedy"], stuns["consensus"]) + 0.15, stuns

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.encoding import Encoder
 from tests.hocus_pocus_helpers import card, choose, table
 
 TOE, POX, TONGUE, NEWT, OIL = C.TYPES

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import Encoder
-from envs.hocus_pocus.options import HocusPocusOptions
-from envs.hocus_pocus.phases import Phase
-from envs.hocus_pocus.rules import HocusPocusRules
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus.options import HocusPocusOptions
+from cauldron.envs.hocus_pocus.phases import Phase
+from cauldron.envs.hocus_pocus.rules import HocusPocusRules
 from tests.hocus_pocus_helpers import all_cards
 
 MAX_STEPS = 5_000

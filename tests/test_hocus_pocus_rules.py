@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import Encoder
-from envs.hocus_pocus.phases import Phase
+from cauldron import envs
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus.phases import Phase
 from tests.hocus_pocus_helpers import all_cards, card, choose, legal, play, table
 
 TOE, POX, TONGUE, NEWT, OIL = C.TYPES

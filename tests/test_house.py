@@ -8,9 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import agents
-import envs
-from agents.heuristics import batched_heuristics
+from cauldron import agents, envs
+from cauldron.agents.heuristics import batched_heuristics
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("envs", "agents", "train", "eval")
@@ -36,7 +35,9 @@ def modules() -> dict[str, Path]:
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
-            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+            found[".".join(("cauldron", *(parts[:-1] if parts[-1] == "__init__" else parts)))] = (
+                path
+            )
     return found
 
 
@@ -115,8 +116,10 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_import_scan_sees_imports_inside_functions():
     graph = import_graph()
-    assert "agents.checkpoints" in graph["agents.batched"]  # inside make_batched_agent
-    assert "train.config" in graph["eval.zsc.runs"]
+    assert (
+        "cauldron.agents.checkpoints" in graph["cauldron.agents.batched"]
+    )  # inside make_batched_agent
+    assert "cauldron.train.config" in graph["cauldron.eval.zsc.runs"]
 
 
 def test_the_circle_finder_finds_circles():
@@ -134,9 +137,9 @@ def test_eval_imports_train_only_in_the_zsc_protocol():
         (name, target)
         for name, targets in graph.items()
         for target in targets
-        if name.split(".")[0] == "eval"
-        and target.split(".")[0] == "train"
-        and not (name == "eval.zsc" or name.startswith("eval.zsc."))
+        if name.split(".")[1] == "eval"
+        and target.split(".")[1] == "train"
+        and not (name == "cauldron.eval.zsc" or name.startswith("cauldron.eval.zsc."))
     )
     assert upward == []
 
@@ -147,7 +150,7 @@ def test_environments_and_agents_import_neither_train_nor_eval():
         (name, target)
         for name, targets in graph.items()
         for target in targets
-        if name.split(".")[0] in ("envs", "agents") and target.split(".")[0] in ("train", "eval")
+        if name.split(".")[1] in ("envs", "agents") and target.split(".")[1] in ("train", "eval")
     )
     assert upward == []
 
@@ -163,10 +166,14 @@ def test_every_games_agents_live_in_its_own_package():
         assert (folder / "heuristic.py").is_file() and (folder / "batched.py").is_file()
         heuristics = agents.HEURISTICS[env_id]
         assert heuristics
-        assert all(cls.__module__.startswith(f"agents.{game}.") for cls in heuristics.values())
+        assert all(
+            cls.__module__.startswith(f"cauldron.agents.{game}.") for cls in heuristics.values()
+        )
         batched = batched_heuristics(env_id)
         assert set(batched) == set(heuristics)
-        assert all(cls.__module__.startswith(f"agents.{game}.") for cls in batched.values())
+        assert all(
+            cls.__module__.startswith(f"cauldron.agents.{game}.") for cls in batched.values()
+        )
 
 
 def test_training_functions_are_short():

@@ -1,4 +1,4 @@
-"""A person at the table: eval.human behind ``python -m eval.play``."""
+"""A person at the table: cauldron.eval.human behind ``cauldron play``."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-import envs
-from envs.core.errors import ConfigError
-from eval import human, records, serve
+from cauldron import envs
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import human, records, serve
 
 LEGAL = re.compile(r"^\s+(\d+): (.*)$", re.MULTILINE)
 
@@ -126,7 +126,17 @@ def test_the_command_saves_a_record(tmp_path, monkeypatch):
 def test_python_m_eval_play_is_the_human_play_command():
     env_id = envs.ids()[0]
     out = subprocess.run(
-        [sys.executable, "-m", "eval.play", "--env", env_id, "--players", "2", "--seed", "1"],
+        [
+            sys.executable,
+            "-m",
+            "cauldron.eval.play",
+            "--env",
+            env_id,
+            "--players",
+            "2",
+            "--seed",
+            "1",
+        ],
         input="nonsense\nq\n",
         capture_output=True,
         text=True,

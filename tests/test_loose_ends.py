@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
+from cauldron import envs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +44,7 @@ def test_decode_takes_a_batch_of_observations_row_by_row():
 
 
 def test_action_names_come_from_the_registry():
-    from envs.hocus_pocus import actions as hocus_pocus
+    from cauldron.envs.hocus_pocus import actions as hocus_pocus
 
     assert envs.action_name("hocus_pocus_v1", hocus_pocus.FINISH) == "finish discarding"
     assert envs.action_name("voodoo_mania_v1", np.int64(0)) == "wait"
@@ -59,11 +59,11 @@ def test_action_names_come_from_the_registry():
 
 
 def test_train_on_sb3_without_sb3_contrib_says_what_to_install(monkeypatch, tmp_path, capsys):
-    from envs.core.errors import run_command
-    from train.__main__ import main
+    from cauldron.envs.core.errors import run_command
+    from cauldron.train.__main__ import main
 
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # importing it now fails
-    monkeypatch.delitem(sys.modules, "train.sb3", raising=False)
+    monkeypatch.delitem(sys.modules, "cauldron.train.sb3", raising=False)
     argv = [str(ROOT / "configs/train/hocus_pocus_sb3.yaml"), "--set", f"out={tmp_path}"]
     with pytest.raises(SystemExit) as stop:
         run_command(lambda: main(argv))
@@ -74,7 +74,7 @@ def test_train_on_sb3_without_sb3_contrib_says_what_to_install(monkeypatch, tmp_
 
 
 def test_config_hash_ignores_where_and_how_a_config_runs():
-    from eval.provenance import config_hash, provenance
+    from cauldron.eval.provenance import config_hash, provenance
 
     config = {"env": "hocus_pocus_v1", "games": 10, "seed": 0, "agents": ["random"]}
     placed = {**config, "name": "elsewhere", "out": "/tmp/x", "workers": 7}
@@ -89,13 +89,13 @@ def test_config_hash_ignores_where_and_how_a_config_runs():
 
 
 def installed(package: str) -> bool:
-    from eval.provenance import version
+    from cauldron.eval.provenance import version
 
     return version(package) is not None
 
 
 def test_eval_quiet_hides_the_progress_bar(tmp_path, capsys):
-    from eval.__main__ import main
+    from cauldron.eval.__main__ import main
 
     config = tmp_path / "tiny.yaml"
     config.write_text(
@@ -135,9 +135,9 @@ def test_gymnasium_makes_the_single_agent_view():
 
 
 def test_train_quiet_hides_the_final_evaluations_progress_bar(tmp_path, capsys):
-    """``python -m train --quiet`` passes ``progress=False`` to the final evaluation too."""
-    from train.__main__ import final_evaluation
-    from train.config import parse_config
+    """``cauldron train --quiet`` passes ``progress=False`` to the final evaluation too."""
+    from cauldron.train.__main__ import final_evaluation
+    from cauldron.train.config import parse_config
 
     config = parse_config(
         {

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from envs.core.errors import ConfigError
+from cauldron.envs.core.errors import ConfigError
+from cauldron.train import __main__ as train_cli
+from cauldron.train.config import parse_config
+from cauldron.train.ppo import learning_rate_at
+from cauldron.train.runlog import read_metrics
 from tests.test_train import tiny
-from train import __main__ as train_cli
-from train.config import parse_config
-from train.ppo import learning_rate_at
-from train.runlog import read_metrics
 
 
 def test_the_rate_is_constant_then_falls_linearly_towards_zero(tmp_path):

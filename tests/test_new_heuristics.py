@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from agents import make_agent
-from envs.hexenflug import actions as XA
-from envs.hexenflug.phases import Phase as XPhase
-from envs.voodoo_mania import actions as VA
-from envs.voodoo_mania import components as VC
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.envs.hexenflug import actions as XA
+from cauldron.envs.hexenflug.phases import Phase as XPhase
+from cauldron.envs.voodoo_mania import actions as VA
+from cauldron.envs.voodoo_mania import components as VC
 
 
 def choices(env_id: str, names: list[str], observation, mask) -> dict[str, int]:

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from envs.core.errors import ConfigError
-from train.config import parse_config
-from train.other_play import OtherPlay
+from cauldron import envs
+from cauldron.envs.core.errors import ConfigError
+from cauldron.train.config import parse_config
+from cauldron.train.other_play import OtherPlay
 
 
 def test_a_relabelled_legal_action_is_a_real_legal_action():
@@ -60,8 +60,8 @@ def test_a_run_plays_through_relabelings_and_redraws_them_at_each_new_game(tmp_p
     """A short Hocus Pocus run (games cut short by sunrise_steps 1 so that some end): it trains,
     every game started draws anew, and the steps carried only real legal actions (an illegal one
     raises in the games)."""
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     redrawn = []
     redraw = OtherPlay.redraw

@@ -8,11 +8,11 @@ import json
 import pytest
 import torch
 
-from agents.batched import make_batched_agent
-from envs.core.errors import ConfigError
-from train.batched import BatchedGames
-from train.config import parse_config
-from train.partners import LEARNER, Partners
+from cauldron.agents.batched import make_batched_agent
+from cauldron.envs.core.errors import ConfigError
+from cauldron.train.batched import BatchedGames
+from cauldron.train.config import parse_config
+from cauldron.train.partners import LEARNER, Partners
 
 
 def config(tmp_path, partners, **extra):
@@ -175,9 +175,9 @@ def tiny(tmp_path, partners, **extra):
 def test_only_the_learners_decisions_are_trained(tmp_path):
     """The trainer's learner flags are those of the seats the learner plays: its own and the
     ones that drew ``self``; the network decides on those rows alone."""
-    from agents.torch_policy import PolicyNet
-    from train import ppo
-    from train.runlog import RunLog
+    from cauldron.agents.torch_policy import PolicyNet
+    from cauldron.train import ppo
+    from cauldron.train.runlog import RunLog
 
     flags, expected, decided = [], [], []
     step, gae, logits = BatchedGames.step, ppo.gae, PolicyNet.masked_logits
@@ -208,8 +208,8 @@ def test_only_the_learners_decisions_are_trained(tmp_path):
 
 
 def test_a_short_run_with_partners_reports_the_games_of_each_member(tmp_path):
-    from train.ppo import train
-    from train.runlog import RunLog, read_metrics
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog, read_metrics
 
     partners = [
         {"agent": "self", "weight": 2.0},
@@ -239,7 +239,7 @@ def test_a_short_run_with_partners_reports_the_games_of_each_member(tmp_path):
 
 
 def test_the_shipped_partners_config_is_the_2p_recipe_with_a_population():
-    from train.config import load_config
+    from cauldron.train.config import load_config
 
     plain = load_config("configs/train/hocus_pocus_2p_torch.yaml").model_dump()
     mixed = load_config("configs/train/hocus_pocus_2p_partners.yaml").model_dump()

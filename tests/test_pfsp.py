@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from envs.core.errors import ConfigError
-from train.batched import BatchedGames
-from train.config import parse_config
+from cauldron.envs.core.errors import ConfigError
+from cauldron.train.batched import BatchedGames
+from cauldron.train.config import parse_config
 
 
 def config(tmp_path, **extra):
@@ -57,7 +57,7 @@ def test_ended_games_count_for_their_rows_opponent(tmp_path):
 
 
 def games_net(games):
-    from agents.torch_policy import PolicyNet
+    from cauldron.agents.torch_policy import PolicyNet
 
     return PolicyNet(games.observation_size, games.num_actions, [8])
 
@@ -65,8 +65,8 @@ def games_net(games):
 def test_pfsp_learns_the_record_while_training_and_keeps_snapshots_in_step(tmp_path):
     """A short run (games cut at 30 steps, so that some end): the counts follow the games that
     ended, one row per snapshot."""
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     seen = []
     count = BatchedGames._count_results

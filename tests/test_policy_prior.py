@@ -8,14 +8,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-import envs
-from agents import make_agent
-from agents.torch_policy import PolicyNet, save_checkpoint
-from envs.hocus_pocus import actions as A
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.train.config import parse_config
+from cauldron.train.ppo import train
+from cauldron.train.runlog import RunLog
 from tests.test_factored_head import played_observations
-from train.config import parse_config
-from train.ppo import train
-from train.runlog import RunLog
 
 HP = "hocus_pocus_v1"
 PLANNER = "heuristic:planner"
@@ -115,7 +115,7 @@ def test_a_prior_that_cannot_be_is_refused_naming_the_field(extra, match):
 
 
 def test_the_results_table_names_the_prior_a_run_contains():
-    from train.results import training_cell
+    from cauldron.train.results import training_cell
 
     cell = training_cell({"threads": 1, "prior": PLANNER}, 5_349_376, 61.2)
     assert cell == "5,349,376 steps, 61 min, 1 thread, prior heuristic:planner"

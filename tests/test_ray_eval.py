@@ -1,5 +1,5 @@
-"""Evaluation on Ray (eval.executors): config errors, fail-fast addresses (nothing there, or
-something that is not Ray), and, with a local Ray instance of 2 CPUs started here, its address
+"""Evaluation on Ray (cauldron.eval.executors): config errors, fail-fast addresses (nothing there,
+or something that is not Ray), and, with a local Ray instance of 2 CPUs started here, its address
 passing the probe, results equal to the local executor's, a failed task's own error, and
 cancelled work after an interrupted run (cancelled again where Ray retried it)."""
 
@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from envs.core.errors import ConfigError
-from eval import executors, harness
-from eval.config import parse_config
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import executors, harness
+from cauldron.eval.config import parse_config
 from tests.test_reliability_eval import http_server, local_server, silent_server
 
 BASE = {

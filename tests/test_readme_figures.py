@@ -1,6 +1,6 @@
 """Every figure with an interval in README.md comes from a shipped report:
 some ``report.md`` or ``results.json`` under docs/results/ prints it, and the training table is
-the one :mod:`train.readme_figures` renders from the shipped checkpoints' evaluations."""
+the one :mod:`cauldron.train.readme_figures` renders from the shipped checkpoints' evaluations."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from envs.core.docs import BLOCK
-from envs.core.errors import ConfigError
-from eval import batched
-from train import readme_figures
+from cauldron.envs.core.docs import BLOCK
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import batched
+from cauldron.train import readme_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -73,7 +73,7 @@ def test_the_training_table_is_rendered_from_the_shipped_reports(monkeypatch):
     table = readme_figures.table()
     for text in (README, (ROOT / readme_figures.DOC_PAGE).read_text()):
         (block,) = [m.group(3) for m in BLOCK.finditer(text) if m.group(2) == "training"]
-        assert block.strip() == table, "run: python -m train.readme_figures --readme README.md"
+        assert block.strip() == table, "run: cauldron figures --readme README.md"
 
 
 def test_every_benchmark_row_is_three_shipped_seeds_of_one_config_on_the_test_split():

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from agents import HEURISTICS, make_agent
-from eval import records
-from eval.play import play_game
+from cauldron import envs
+from cauldron.agents import HEURISTICS, make_agent
+from cauldron.eval import records
+from cauldron.eval.play import play_game
 
 BUDGET = 200  # bytes per step, on average
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-import envs
-from agents import HEURISTICS
-from eval import harness, records, report
-from eval.config import parse_config
+from cauldron import envs
+from cauldron.agents import HEURISTICS
+from cauldron.eval import harness, records, report
+from cauldron.eval.config import parse_config
 
 
 def run(tmp_path: Path, env_id: str, workers: int = 1, save: int = 3, games: int = 8) -> Path:
@@ -92,8 +92,8 @@ def test_no_games_are_saved_by_default(tmp_path):
 
 def test_training_s_final_evaluation_saves_its_best_and_worst_games(tmp_path):
     pytest.importorskip("torch", reason="training needs the train extra")
+    from cauldron.train import __main__ as train_cli
     from tests.test_train import tiny
-    from train import __main__ as train_cli
 
     data = tiny(envs.ids()[0], "torch", tmp_path, total_steps=128)
     path = tmp_path / "quick.yaml"
@@ -104,8 +104,8 @@ def test_training_s_final_evaluation_saves_its_best_and_worst_games(tmp_path):
     assert {g.header["meta"]["kept"] for g in games} <= {"best", "worst"}
     assert any(spec.startswith("torch:") for g in games for spec in g.header["agents"])
     assert all(records.check(g) == len(g.steps) for g in games)
-    assert not (folder / "games.html").exists()  # drawn on demand: python -m eval.viewer
-    assert "python -m eval.viewer games.jsonl" in (folder / "report.md").read_text()
+    assert not (folder / "games.html").exists()  # drawn on demand: cauldron viewer
+    assert "cauldron viewer games.jsonl" in (folder / "report.md").read_text()
 
 
 def test_saved_games_replay_shaped_returns_that_differ_only_by_rounding(tmp_path):

@@ -1,4 +1,4 @@
-"""Terminal replay of records: ``python -m eval.replay FILE``."""
+"""Terminal replay of records: ``cauldron replay FILE``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-import envs
-from envs.core.errors import ConfigError
-from eval import records, replay
+from cauldron import envs
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import records, replay
 from tests.test_records import record_games
 
 

@@ -20,19 +20,19 @@ import pytest
 import torch
 from pettingzoo.utils import wrappers
 
-import envs
-from agents.torch_policy import PolicyNet, TorchAgent
-from envs.core.aec import CauldronAECEnv
-from envs.core.encoding import FlatEncoder
-from envs.core.layout import Field
-from envs.core.options import CommonOptions, option
-from envs.core.rules import PhasedRules
-from envs.registry import REGISTRY, EnvSpec
-from train import sequences, warm_start
-from train.bridge import SingleAgentBridge
-from train.config import parse_config
-from train.ppo import train
-from train.runlog import RunLog
+from cauldron import envs
+from cauldron.agents.torch_policy import PolicyNet, TorchAgent
+from cauldron.envs.core.aec import CauldronAECEnv
+from cauldron.envs.core.encoding import FlatEncoder
+from cauldron.envs.core.layout import Field
+from cauldron.envs.core.options import CommonOptions, option
+from cauldron.envs.core.rules import PhasedRules
+from cauldron.envs.registry import REGISTRY, EnvSpec
+from cauldron.train import sequences, warm_start
+from cauldron.train.bridge import SingleAgentBridge
+from cauldron.train.config import parse_config
+from cauldron.train.ppo import train
+from cauldron.train.runlog import RunLog
 
 torch.set_num_threads(1)
 
@@ -288,7 +288,7 @@ def recall_config(tmp_path, **extra) -> dict:
 
 def mean_return(checkpoint, games: int = 200) -> float:
     """The greedy policy's mean team return (one memory per seat)."""
-    from agents.torch_policy import load_checkpoint
+    from cauldron.agents.torch_policy import load_checkpoint
 
     net = load_checkpoint(checkpoint)[0]
     bridge = SingleAgentBridge("recall_v0", 2, seed=123)

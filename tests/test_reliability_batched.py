@@ -1,7 +1,7 @@
-"""The batched engines and ``eval.batched`` under bad use: one device however it is spelled,
-outputs that do not alias the engine's state, bad arguments refused up front with a ConfigError
-that leaves the engine as it was, a python agent's bad action, options that are no game options
-and a full disk each ending in one line that says what was wrong."""
+"""The batched engines and ``cauldron.eval.batched`` under bad use: one device however it is
+spelled, outputs that do not alias the engine's state, bad arguments refused up front with a
+ConfigError that leaves the engine as it was, a python agent's bad action, options that are no game
+options and a full disk each ending in one line that says what was wrong."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.batched import BatchedRandom
-from agents.user import AgentError
-from envs.core.devices import torch_device
-from envs.core.errors import ConfigError, run_command
-from eval import batched as eval_batched
+from cauldron import envs
+from cauldron.agents.batched import BatchedRandom
+from cauldron.agents.user import AgentError
+from cauldron.envs.core.devices import torch_device
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.eval import batched as eval_batched
 
 HORSEMAN = "headless_horseman_v1"
 
@@ -68,10 +68,10 @@ def test_an_engine_takes_actions_on_any_spelling_of_its_device(built, acting):
 
 def test_a_batched_training_run_on_cpu0_trains(tmp_path):
     """``--set engine=batched --set device=cpu:0``: the trainer's own actions are taken."""
+    from cauldron.train.config import parse_config
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
     from tests.test_train_batched import tiny_batched
-    from train.config import parse_config
-    from train.ppo import train
-    from train.runlog import RunLog
 
     config = parse_config(tiny_batched(HORSEMAN, tmp_path, device="cpu:0", total_steps=1024))
     checkpoint = train(config, RunLog(config.folder, quiet=True))
@@ -215,7 +215,7 @@ def test_eval_batched_threads_0_is_one_per_core():
 
 def test_eval_batched_seed_too_large_is_one_line_without_a_traceback():
     done = subprocess.run(
-        [sys.executable, "-m", "eval.batched", "hexenflug_v1", "random", "random"]
+        [sys.executable, "-m", "cauldron.eval.batched", "hexenflug_v1", "random", "random"]
         + ["--seed", str(2**70)],
         capture_output=True,
         text=True,
@@ -226,7 +226,7 @@ def test_eval_batched_seed_too_large_is_one_line_without_a_traceback():
     assert done.stderr.startswith("error: seed must be an integer from 0 to 2**64 - 1")
 
 
-# ------------------------------------------------------------------- eval.batched errors
+# ------------------------------------------------------------------- cauldron.eval.batched errors
 RETURNS = "python:tests.batched_python_agents:Returns"
 
 
@@ -259,7 +259,14 @@ def test_a_python_agent_s_numpy_integer_actions_are_played(dtype):
 
 def test_a_python_agent_s_illegal_action_ends_the_command_in_one_line(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "eval.batched", "hexenflug_v1", f"{RETURNS}?action=-5", "random"]
+        [
+            sys.executable,
+            "-m",
+            "cauldron.eval.batched",
+            "hexenflug_v1",
+            f"{RETURNS}?action=-5",
+            "random",
+        ]
         + ["--games", "2", "--out", str(tmp_path / "out")],
         capture_output=True,
         text=True,

@@ -21,15 +21,15 @@ import numpy as np
 import pytest
 import yaml
 
-import eval as eval_api
-from agents import AgentError
-from envs.core import folders
-from envs.core.errors import ConfigError, run_command
-from eval import __main__ as eval_cli
-from eval import batched as eval_batched
-from eval import executors, harness, report, zsc
-from eval.config import parse_config
-from eval.zsc.config import parse_zsc_config
+from cauldron import eval as eval_api
+from cauldron.agents import AgentError
+from cauldron.envs.core import folders
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.eval import __main__ as eval_cli
+from cauldron.eval import batched as eval_batched
+from cauldron.eval import executors, harness, report, zsc
+from cauldron.eval.config import parse_config
+from cauldron.eval.zsc.config import parse_zsc_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_SECONDS = 30  # every test server stops by itself after this long
@@ -166,7 +166,7 @@ def test_a_second_evaluation_into_a_locked_folder_is_refused(tmp_path, monkeypat
 
 
 def test_a_second_batched_evaluation_into_a_locked_folder_is_refused(tmp_path, monkeypatch):
-    """``eval.batched --out`` holds the folder's lock too, and writes its files whole."""
+    """``cauldron.eval.batched --out`` holds the folder's lock too, and writes its files whole."""
     folder = tmp_path / "batched"
     argv = ["headless_horseman_v1", "random", "--games", "8", "--chunk", "8", "--out", str(folder)]
     with folders.lock_folder(folder):
@@ -271,7 +271,7 @@ def test_ctrl_c_stops_an_evaluation_with_workers_cleanly(tmp_path, group):
         tmp_path, agents=["random", sleepy], games=100, workers=2, crossplay="none", name="long"
     )
     process = subprocess.Popen(
-        [sys.executable, "-m", "eval", str(path)],
+        [sys.executable, "-m", "cauldron.eval", str(path)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -333,7 +333,7 @@ BROKEN = f"python:{__name__}:BrokenAgent"
 
 
 def cli(argv: list[str], capsys) -> str:
-    """Run ``python -m eval argv`` as its ``__main__`` does; what it printed to stderr, then
+    """Run ``cauldron eval argv`` as its ``__main__`` does; what it printed to stderr, then
     the message it exits with."""
     with pytest.raises(SystemExit) as caught:
         run_command(lambda: eval_cli.main(argv))

@@ -16,9 +16,9 @@ import time
 
 import pytest
 
-import envs
-from envs.core.errors import ConfigError
-from eval import human, records, replay, viewer
+from cauldron import envs
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import human, records, replay, viewer
 from tests.test_human_play import Person
 from tests.test_records import record_games
 
@@ -77,7 +77,7 @@ def test_a_huge_player_count_is_refused_before_anything_is_allocated(good):
     with pytest.raises(records.RecordError, match=r"line 1: header field 'players' must be 2..6"):
         records.read_games(path)
     # 3 GiB before the fix: with 1.5 GiB of address space the command still answers in one line
-    out = cli("eval.replay", str(path), "--all", limit=3 * 2**29)
+    out = cli("cauldron.eval.replay", str(path), "--all", limit=3 * 2**29)
     one_line_error(out, "players.jsonl, line 1", "'players' must be 2..6")
 
 
@@ -150,7 +150,7 @@ def test_a_broken_file_is_a_record_error_naming_it(good, name):
 def test_the_replay_command_prints_one_line_for_a_broken_file(good):
     for name in ("not_utf8", "deep"):
         path = tampered(good, name, text=BROKEN[name][0])
-        one_line_error(cli("eval.replay", str(path)), f"{path}, line 1: ", BROKEN[name][1])
+        one_line_error(cli("cauldron.eval.replay", str(path)), f"{path}, line 1: ", BROKEN[name][1])
 
 
 def test_the_viewer_refuses_each_bad_file_in_one_line_and_writes_no_page(good, tmp_path):
@@ -244,7 +244,7 @@ def test_sigint_at_the_play_prompt_leaves_no_traceback(tmp_path):
     save = tmp_path / "game.jsonl"
     args = ["--env", ENV, "--players", "2", "--seed", "1", "--save", str(save)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "eval.play", *args],
+        [sys.executable, "-m", "cauldron.eval.play", *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -291,7 +291,9 @@ def test_play_refuses_before_the_game(tmp_path, monkeypatch, extra, problem):
 
 def test_the_play_command_refuses_a_negative_seed_in_one_line():
     one_line_error(
-        cli("eval.play", "--env", ENV, "--players", "2", "--seed", "-1", stdin="0\n" * 500),
+        cli(
+            "cauldron.eval.play", "--env", ENV, "--players", "2", "--seed", "-1", stdin="0\n" * 500
+        ),
         "--seed must be an int in 0..2147483647",
     )
 

@@ -19,16 +19,16 @@ import pytest
 import torch
 import yaml
 
-import envs
-from agents import make_agent, torch_policy
-from agents.batched import make_batched_agent
-from agents.torch_policy import PolicyNet, save_checkpoint
-from eval import __main__ as eval_cli
-from eval.config import load_config as load_eval_config
+from cauldron import envs
+from cauldron.agents import make_agent, torch_policy
+from cauldron.agents.batched import make_batched_agent
+from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
+from cauldron.eval import __main__ as eval_cli
+from cauldron.eval.config import load_config as load_eval_config
+from cauldron.train import __main__ as train_cli
+from cauldron.train import results, runfolder
+from cauldron.train.config import TrainConfig, load_config, parse_config
 from tests.test_train import tiny
-from train import __main__ as train_cli
-from train import results, runfolder
-from train.config import TrainConfig, load_config, parse_config
 
 HH = "headless_horseman_v1"
 ROOT = Path(__file__).resolve().parents[1]
@@ -320,7 +320,7 @@ def test_a_damaged_sb3_sidecar_is_a_one_line_error(tmp_path, net_arch):
 
 
 def test_train_results_on_a_missing_or_damaged_folder_is_one_line(tmp_path):
-    command = [sys.executable, "-m", "train.results", str(tmp_path / "missing")]
+    command = [sys.executable, "-m", "cauldron.train.results", str(tmp_path / "missing")]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0 and "missing" in done.stderr
@@ -342,7 +342,7 @@ def test_ctrl_c_during_training_is_one_line_and_the_run_resumes(tmp_path):
     )
     folder = tmp_path / f"{HH}-torch"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "train", str(path), "--quiet"]
+    command = [sys.executable, "-m", "cauldron.train", str(path), "--quiet"]
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
     )

@@ -12,14 +12,14 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-import envs
-from agents.torch_policy import TIE_TOLERANCE, greedy
-from envs.core.errors import ConfigError
-from eval import batched, harness, provenance, report, splits
-from eval.config import MAX_GAMES, SEED_LIMIT, parse_config
-from eval.stats import verdict
-from train.config import MAX_TRAINING_SEED, load_config
-from train.readme_figures import deals
+from cauldron import envs
+from cauldron.agents.torch_policy import TIE_TOLERANCE, greedy
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import batched, harness, provenance, report, splits
+from cauldron.eval.config import MAX_GAMES, SEED_LIMIT, parse_config
+from cauldron.eval.stats import verdict
+from cauldron.train.config import MAX_TRAINING_SEED, load_config
+from cauldron.train.readme_figures import deals
 
 CHECKPOINT = "checkpoints/hocus_pocus_2p_torch.pt"
 

@@ -1,4 +1,4 @@
-"""The table across seeds (python -m train.results --across-seeds): each seed's
+"""The table across seeds (cauldron results --across-seeds): each seed's
 steps, warnings for unequal budgets and too few seeds, no interval over one seed, and one-line
 errors for mixed configs and missing or unfinished run folders. Run folders are made here with
 only what the table reads."""
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-import envs
-from envs.core.errors import run_command
-from train import results
+from cauldron import envs
+from cauldron.envs.core.errors import run_command
+from cauldron.train import results
 
 
 def run_folder(folder: Path, seed: int, rate: float, steps: int = 4096, **config_fields) -> Path:
@@ -133,7 +133,7 @@ def test_final_evaluations_that_measured_different_things_are_refused(tmp_path):
 
 
 def test_the_command_exits_with_one_line_errors(tmp_path):
-    """python -m train.results --across-seeds: mixed games or a missing folder end the command
+    """cauldron results --across-seeds: mixed games or a missing folder end the command
     with one line naming the folder (run_command turns the ConfigError into the exit message)."""
     folders = [run_folder(tmp_path / f"r-seed{s}", s, 0.5) for s in range(2)]
     other = run_folder(tmp_path / "other", 2, 0.5, env="hocus_pocus_v1", num_players=4)

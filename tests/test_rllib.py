@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from agents import make_agent
-from envs.core.errors import ConfigError
-from train.config import parse_config
-from train.runlog import read_metrics
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.envs.core.errors import ConfigError
+from cauldron.train.config import parse_config
+from cauldron.train.runlog import read_metrics
 
 HORSEMAN = {
     "name": "rllib-test",
@@ -82,7 +82,7 @@ def test_malformed_ray_address_is_refused():
 @pytest.mark.parametrize("game", ["headless_horseman", "hexenflug"])
 def test_shipped_rllib_configs_are_valid(game):
     needs_rllib()
-    from train.config import load_config
+    from cauldron.train.config import load_config
 
     config = load_config(f"configs/train/{game}_rllib.yaml")
     assert config.trainer == "rllib" and config.env == f"{game}_v1"
@@ -94,7 +94,7 @@ def test_shipped_rllib_configs_are_valid(game):
 def exported(folder: Path, env_id: str = "headless_horseman_v1") -> Path:
     """A policy file as trainer 'rllib' exports it, in a checkpoint-like folder."""
     torch = pytest.importorskip("torch")
-    from agents.torch_policy import PolicyNet, save_checkpoint
+    from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
 
     env = envs.make(env_id)
     obs = env.observation_space("player_0")["observation"].shape[0]
@@ -179,7 +179,7 @@ def test_unreachable_ray_address_fails_fast_before_any_work(tmp_path):
 def test_exported_policy_acts_like_rllibs_module(ray_instance):
     import torch
 
-    from train.rllib import MaskedBridge, module_weights, ppo_config, to_policy_net
+    from cauldron.train.rllib import MaskedBridge, module_weights, ppo_config, to_policy_net
 
     config = parse_config(HORSEMAN)
     algo = ppo_config(config).build_algo()
@@ -213,7 +213,7 @@ def test_exported_policy_acts_like_rllibs_module(ray_instance):
 def test_tiny_rllib_run_saves_reloads_and_plays_in_the_harness(ray_instance, tmp_path, data):
     import torch
 
-    from train.__main__ import run
+    from cauldron.train.__main__ import run
 
     config = parse_config({**data, "out": str(tmp_path)})
     summary = run(config, quiet=True)
@@ -234,7 +234,13 @@ def test_tiny_rllib_run_saves_reloads_and_plays_in_the_harness(ray_instance, tmp
 
 @pytest.mark.slow
 def test_self_play_snapshots_join_every_pool_and_the_oldest_leave(ray_instance):
-    from train.rllib import MaskedBridge, add_snapshot, module_weights, ppo_config, to_policy_net
+    from cauldron.train.rllib import (
+        MaskedBridge,
+        add_snapshot,
+        module_weights,
+        ppo_config,
+        to_policy_net,
+    )
 
     config = parse_config({**HEXENFLUG, "num_env_runners": 1})
     algo = ppo_config(config).build_algo()

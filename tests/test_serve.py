@@ -1,4 +1,4 @@
-"""Play in the browser: the ``eval.serve`` server through its JSON endpoints."""
+"""Play in the browser: the ``cauldron.eval.serve`` server through its JSON endpoints."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from agents import make_agent
-from agents.base import Thought
-from envs.core.errors import ConfigError
-from eval import serve
-from eval.demo import default_agent
-from eval.records import read_games
-from eval.replay import frames
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.agents.base import Thought
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import serve
+from cauldron.eval.demo import default_agent
+from cauldron.eval.records import read_games
+from cauldron.eval.replay import frames
 
 
 class Running:
@@ -316,7 +316,7 @@ def test_resume_refuses_a_file_it_cannot_continue(edit, words, tmp_path, running
 
 def test_resume_refuses_a_finished_game_an_empty_file_and_a_missing_one(tmp_path, running):
     state = play_last_legal(running("headless_horseman_v1", players=2, seat=0))
-    with pytest.raises(ConfigError, match="its last game is finished .* python -m eval.viewer"):
+    with pytest.raises(ConfigError, match="its last game is finished .* cauldron viewer"):
         serve.resume(state["saved"])
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")

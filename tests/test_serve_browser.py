@@ -1,15 +1,15 @@
-"""Play in the browser: ``python -m eval.serve``'s page in a real headless Chromium.
+"""Play in the browser: ``cauldron serve``'s page in a real headless Chromium.
 
 For every game, a whole game is played by the person's last legal action each time (the page's own
 ``act``) against the game's heuristic, and checked against an independent replay of its record
 through the reference env: the saved record replays; mid-game (saved by the page's "save" button)
 the page's drawing is the seat's view (``render_for(seat, "svg")``), at the end the whole table
 (every hand revealed), and its debug log is what the seat saw of each decision
-(:func:`envs.core.views.seen_action`, a simultaneous step's choices once it has resolved), so no
-other seat's hidden hand or secret choice shows before the end. Screenshots (mid-game and at the
-end) go to ``runs/test_serve/``, the time each game took to ``runs/test_serve/timing.json``. Then
-bad input in the page: an illegal action, a second tab acting on a stale turn or after the end, and
-an agent that raises (the game then resumes with ``--resume``). The tests skip as
+(:func:`cauldron.envs.core.views.seen_action`, a simultaneous step's choices once it has resolved),
+so no other seat's hidden hand or secret choice shows before the end. Screenshots (mid-game and at
+the end) go to ``runs/test_serve/``, the time each game took to ``runs/test_serve/timing.json``.
+Then bad input in the page: an illegal action, a second tab acting on a stale turn or after the end,
+and an agent that raises (the game then resumes with ``--resume``). The tests skip as
 tests/test_viewer_browser.py's do when Playwright or a Chromium binary is missing.
 """
 
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from envs.core.views import seen_action
-from eval import records, serve
+from cauldron import envs
+from cauldron.envs.core.views import seen_action
+from cauldron.eval import records, serve
 from tests import test_viewer_browser as viewer_tests
 from tests.test_serve import Failing, Running
 

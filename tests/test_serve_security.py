@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from envs.core.errors import ConfigError
-from eval import fuzz_server, serve
-from eval.records import read_games
-from eval.replay import frames
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import fuzz_server, serve
+from cauldron.eval.records import read_games
+from cauldron.eval.replay import frames
 from tests.test_serve import Running, play_last_legal
 
 ENV = "headless_horseman_v1"
@@ -296,7 +296,10 @@ def test_a_port_out_of_range_is_a_one_line_error(port, tmp_path):
     ):
         serve.main(argv)
     out = subprocess.run(
-        [sys.executable, "-m", "eval.serve", *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "cauldron.eval.serve", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 1 and out.stderr.strip().count("\n") == 0, out.stderr
     assert "65535" in out.stderr and "Traceback" not in out.stderr
@@ -326,7 +329,7 @@ def spawn(*argv: str) -> subprocess.Popen:
 def test_a_signal_to_the_server_saves_the_game_and_stops_it(signum, tmp_path):
     save = tmp_path / "g.jsonl"
     process = spawn(
-        "eval.serve", "--env", ENV, "--players", "2", "--seed", "3", "--save", str(save)
+        "cauldron.eval.serve", "--env", ENV, "--players", "2", "--seed", "3", "--save", str(save)
     )
     try:
         url = re.search(r"open (http://\S+)/ ", read_until(process, r"open http://\S+/ "))[1]
@@ -361,7 +364,9 @@ def test_a_signal_to_the_server_saves_the_game_and_stops_it(signum, tmp_path):
 
 def test_a_signal_to_the_play_command_saves_the_game(tmp_path):
     save = tmp_path / "p.jsonl"
-    process = spawn("eval.play", "--env", ENV, "--players", "2", "--seed", "3", "--save", str(save))
+    process = spawn(
+        "cauldron.eval.play", "--env", ENV, "--players", "2", "--seed", "3", "--save", str(save)
+    )
     try:
         shown = read_until(process, r"your action .*> ")
         first = re.findall(r"^\s+(\d+): ", shown, re.MULTILINE)[0]

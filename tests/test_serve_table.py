@@ -1,4 +1,4 @@
-"""The table as players use it, in a real headless Chromium: ``python -m eval.serve``'s page.
+"""The table as players use it, in a real headless Chromium: ``cauldron serve``'s page.
 
 For every game a whole game is played only by clicking what the table draws (a card, a pile, a
 space, a seat) and, for an action with nothing drawn, the button that names it in words; before
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from eval import serve
+from cauldron import envs
+from cauldron.eval import serve
 from tests import test_viewer_browser as viewer_tests
 
 browser = viewer_tests.browser  # the fixture, shared

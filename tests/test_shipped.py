@@ -12,13 +12,13 @@ import pytest
 import torch
 import yaml
 
-import envs
-from agents import make_agent
-from agents.checkpoints import SB3_META
-from eval.config import load_config
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.agents.checkpoints import SB3_META
+from cauldron.eval.config import load_config
+from cauldron.train import __main__ as train_cli
+from cauldron.train.ship import ship
 from tests.test_train import tiny
-from train import __main__ as train_cli
-from train.ship import ship
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted(p for p in (ROOT / "checkpoints").iterdir() if p.suffix in (".pt", ".zip"))

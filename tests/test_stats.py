@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval.stats import bootstrap_mean_interval, wilson_interval
+from cauldron.eval.stats import bootstrap_mean_interval, wilson_interval
 
 
 def test_wilson_known_values():

@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-import envs
-from envs.core.errors import ConfigError
-from envs.core.svg import CARD_H, CARD_W, Drawing, rasterize
+from cauldron import envs
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.svg import CARD_H, CARD_W, Drawing, rasterize
 
 SVG = "{http://www.w3.org/2000/svg}"
 

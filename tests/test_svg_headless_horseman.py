@@ -9,10 +9,10 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-import envs
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
-from envs.headless_horseman.svg import svg_table
+from cauldron import envs
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.svg import svg_table
 
 PLAYERS = [2, 3, 4]
 GAMES = 1

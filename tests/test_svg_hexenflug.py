@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-import envs
-from envs.hexenflug import components as C
-from envs.hexenflug.svg import svg_table
+from cauldron import envs
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.svg import svg_table
 
 SVG = "{http://www.w3.org/2000/svg}"
 NAMES = {C.card_name(card): card for card in range(C.NUM_CARDS)}

@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-import envs
-from envs.hocus_pocus.svg import svg_table
+from cauldron import envs
+from cauldron.envs.hocus_pocus.svg import svg_table
 
 SVG = "{http://www.w3.org/2000/svg}"
 PLAYERS = range(2, 7)

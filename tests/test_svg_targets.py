@@ -15,10 +15,10 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-import envs
-from envs.hexenflug import actions as HX
-from envs.hocus_pocus import actions as HP
-from envs.voodoo_mania import actions as VM
+from cauldron import envs
+from cauldron.envs.hexenflug import actions as HX
+from cauldron.envs.hocus_pocus import actions as HP
+from cauldron.envs.voodoo_mania import actions as VM
 
 SVG = "{http://www.w3.org/2000/svg}"
 UNDRAWN = {  # the actions a page offers as named buttons: nothing on the table is theirs

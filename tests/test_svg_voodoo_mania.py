@@ -12,11 +12,11 @@ from html import unescape
 import numpy as np
 import pytest
 
-import envs
-from envs.core.views import seen_action
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania.render import side_text
-from envs.voodoo_mania.svg import svg_table
+from cauldron import envs
+from cauldron.envs.core.views import seen_action
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania.render import side_text
+from cauldron.envs.voodoo_mania.svg import svg_table
 
 LEGEND = "dashed row: the missing pair"
 TITLE = re.compile(r"<title>(.*?)</title>")

@@ -1,5 +1,5 @@
-"""The relabelings of the cooperative games (``envs.core.symmetry``, for Other-Play): each is a
-permutation, they form a group, and a game relabelled by one plays exactly like the real game
+"""The relabelings of the cooperative games (``cauldron.envs.core.symmetry``, for Other-Play): each
+is a permutation, they form a group, and a game relabelled by one plays exactly like the real game
 (RULES.md, *Symmetries (Other-Play)*; rulebook sections from ``shared/rules/``).
 
 The twin-game tests relabel a real rules state with σ (every card, space, question and token of
@@ -17,21 +17,21 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-import envs
-from agents.hocus_pocus.heuristic import HocusPocusHeuristic
-from envs.core.errors import ConfigError
-from envs.core.symmetry import Symmetry, inverse, symmetries
-from envs.headless_horseman import components as HC
-from envs.headless_horseman.encoding import Encoder as HorsemanEncoder
-from envs.headless_horseman.rules import HeadlessHorsemanRules
-from envs.headless_horseman.rules import State as HorsemanState
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus import symmetries as hocus_pocus_symmetries
-from envs.hocus_pocus.encoding import Encoder
-from envs.hocus_pocus.phases import Phase
-from envs.hocus_pocus.rules import HocusPocusRules
-from envs.hocus_pocus.rules import State as HocusPocusState
+from cauldron import envs
+from cauldron.agents.hocus_pocus.heuristic import HocusPocusHeuristic
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.symmetry import Symmetry, inverse, symmetries
+from cauldron.envs.headless_horseman import components as HC
+from cauldron.envs.headless_horseman.encoding import Encoder as HorsemanEncoder
+from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules
+from cauldron.envs.headless_horseman.rules import State as HorsemanState
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus import symmetries as hocus_pocus_symmetries
+from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus.phases import Phase
+from cauldron.envs.hocus_pocus.rules import HocusPocusRules
+from cauldron.envs.hocus_pocus.rules import State as HocusPocusState
 from tests.hocus_pocus_helpers import card, table
 
 HP, HH = "hocus_pocus_v1", "headless_horseman_v1"

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents import AgentError, make_agent
-from agents.base import Thought, thought
-from agents.torch_policy import PolicyNet, load_checkpoint, save_checkpoint
-from eval import harness, records
-from eval.config import parse_config
-from eval.records import RecordError, parse_games
+from cauldron import envs
+from cauldron.agents import AgentError, make_agent
+from cauldron.agents.base import Thought, thought
+from cauldron.agents.torch_policy import PolicyNet, load_checkpoint, save_checkpoint
+from cauldron.eval import harness, records
+from cauldron.eval.config import parse_config
+from cauldron.eval.records import RecordError, parse_games
 
 
 def checkpoint(tmp_path: Path, env_id: str, seed: int = 0, **net) -> Path:

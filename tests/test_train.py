@@ -8,14 +8,14 @@ import torch
 import yaml
 from stable_baselines3.common.env_checker import check_env
 
-import envs
-from agents import make_agent
-from envs.hexenflug import actions as HA
-from eval.play import play_team
-from train import __main__ as train_cli
-from train.bridge import SingleAgentBridge
-from train.config import load_config, parse_config
-from train.runlog import read_metrics
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.envs.hexenflug import actions as HA
+from cauldron.eval.play import play_team
+from cauldron.train import __main__ as train_cli
+from cauldron.train.bridge import SingleAgentBridge
+from cauldron.train.config import load_config, parse_config
+from cauldron.train.runlog import read_metrics
 
 OPPONENTS = {
     "hexenflug_v1": ["random", "heuristic:cautious"],
@@ -131,12 +131,12 @@ def test_end_of_game_reward_reaches_the_learner_when_another_seat_ends_it():
 @pytest.mark.parametrize("env_id", envs.ids())
 def test_tiny_run_saves_reloads_and_evaluates_a_checkpoint(env_id, trainer, tmp_path):
     config = parse_config(tiny(env_id, trainer, tmp_path))
-    from train.runlog import RunLog
+    from cauldron.train.runlog import RunLog
 
     if trainer == "torch":
-        from train.ppo import train
+        from cauldron.train.ppo import train
     else:
-        from train.sb3 import train
+        from cauldron.train.sb3 import train
     checkpoint = train(config, RunLog(config.folder, quiet=True))
     agent = make_agent(f"{trainer}:{checkpoint}", env_id)
     env = envs.make(env_id, num_players=2)
@@ -150,8 +150,8 @@ def test_tiny_run_saves_reloads_and_evaluates_a_checkpoint(env_id, trainer, tmp_
 
 
 def test_centralized_critic_reads_the_state(tmp_path):
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     config = parse_config(tiny("hocus_pocus_v1", "torch", tmp_path, centralized_critic=True))
     checkpoint = train(config, RunLog(config.folder, quiet=True))
@@ -165,8 +165,8 @@ def test_centralized_critic_reads_the_state(tmp_path):
 
 
 def test_recurrent_core_trains_and_keeps_one_memory_per_seat(tmp_path):
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     config = parse_config(tiny("hocus_pocus_v1", "torch", tmp_path, recurrent=8))
     checkpoint = train(config, RunLog(config.folder, quiet=True))
@@ -186,8 +186,8 @@ def test_recurrent_core_trains_and_keeps_one_memory_per_seat(tmp_path):
 
 
 def test_self_play_snapshots_join_the_opponent_pool(tmp_path, monkeypatch):
-    from train import ppo, vector
-    from train.runlog import RunLog
+    from cauldron.train import ppo, vector
+    from cauldron.train.runlog import RunLog
 
     pools = []
     real_pool = vector.opponent_pool
@@ -231,7 +231,7 @@ def test_cli_saves_config_and_resumes(tmp_path, capsys):
         "evaluation",
     } <= {p.name for p in folder.iterdir()}
     assert "| torch:" in capsys.readouterr().out
-    from train.results import table
+    from cauldron.train.results import table
 
     row = table([folder]).splitlines()[2]
     assert row.startswith("| headless_horseman (2p) | torch | ") and "| 256 steps, " in row
@@ -245,7 +245,7 @@ def test_cli_saves_config_and_resumes(tmp_path, capsys):
 
 
 def test_results_table_of_a_competitive_run(tmp_path, capsys):
-    from train import results
+    from cauldron.train import results
 
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump(tiny("hexenflug_v1", "sb3", tmp_path)))
@@ -295,8 +295,8 @@ def test_pytorch_trainer_beats_random_play(tmp_path):
             "out": str(tmp_path),
         }
     )
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     checkpoint = train(config, RunLog(config.folder, quiet=True))
     seeds = range(500, 700)
@@ -311,9 +311,9 @@ def test_worker_processes_train_the_same_network_as_the_trainers_own_process(tmp
     weights with the games in two worker processes as in the trainer's process."""
     import torch
 
-    from agents.torch_policy import load_checkpoint
-    from train import ppo
-    from train.runlog import RunLog
+    from cauldron.agents.torch_policy import load_checkpoint
+    from cauldron.train import ppo
+    from cauldron.train.runlog import RunLog
 
     weights = []
     for workers in (0, 2):
@@ -338,7 +338,7 @@ def test_max_minutes_stops_training_early_and_still_saves(tmp_path, trainer):
         )
     )
     module = __import__(f"train.{'ppo' if trainer == 'torch' else 'sb3'}", fromlist=["train"])
-    from train.runlog import RunLog
+    from cauldron.train.runlog import RunLog
 
     checkpoint = module.train(config, RunLog(config.folder, quiet=True))
     steps = [row[0] for row in read_metrics(config.folder / "metrics.csv")]
@@ -346,8 +346,8 @@ def test_max_minutes_stops_training_early_and_still_saves(tmp_path, trainer):
 
 
 def test_worker_processes_take_commands_and_raise_their_errors_in_the_trainer(tmp_path):
-    from agents.torch_policy import PolicyNet
-    from train.vector import VectorGames
+    from cauldron.agents.torch_policy import PolicyNet
+    from cauldron.train.vector import VectorGames
 
     config = parse_config(tiny("hexenflug_v1", "torch", tmp_path, workers=1, self_play_every=1))
     games = VectorGames(config)
@@ -365,7 +365,7 @@ def test_in_training_evaluation_counts_wins_as_the_harness_does(tmp_path):
     cut short after one tick has no winner, but it pays the standing: +1 to both seats when
     nobody played (the learner waits; random often does too), so some returns are positive and
     still no game is won. A cooperative game wins only with ``outcome`` 1."""
-    from train.ppo import evaluate, learner_won
+    from cauldron.train.ppo import evaluate, learner_won
 
     data = tiny("voodoo_mania_v1", "torch", tmp_path, options={"max_ticks": 1})
     config = parse_config(data)

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval import harness
-from train import baselines
-from train.__main__ import final_evaluation
-from train.config import parse_config
+from cauldron.eval import harness
+from cauldron.train import baselines
+from cauldron.train.__main__ import final_evaluation
+from cauldron.train.config import parse_config
 
 HORSEMAN = Path(__file__).parents[1] / "checkpoints" / "headless_horseman_torch.pt"
 
@@ -68,7 +68,7 @@ def test_baseline_teams_are_played_once_and_reused_by_later_runs(tmp_path, playe
 
 
 def test_a_changed_game_count_or_a_damaged_cache_plays_the_teams_again(tmp_path):
-    from eval.config import EvalConfig
+    from cauldron.eval.config import EvalConfig
 
     asked: list[list[harness.Lineup]] = []
 
@@ -99,7 +99,7 @@ def test_a_changed_game_count_or_a_damaged_cache_plays_the_teams_again(tmp_path)
 
 
 def test_the_cache_key_follows_everything_the_games_depend_on(tmp_path):
-    from eval.config import EvalConfig
+    from cauldron.eval.config import EvalConfig
 
     base = dict(env="headless_horseman_v1", players=[3], agents=["random"], games=4, seed=0)
     lineup = harness.Lineup("team", ("random",), (3,))
@@ -131,8 +131,8 @@ def test_final_evaluation_plays_the_configs_own_opponents(tmp_path, played):
             "name": "run",
         }
     )
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     checkpoint = train(config.model_copy(update={"total_steps": 1}), RunLog(config.folder, True))
     summary = final_evaluation(config, checkpoint, 1, False)
@@ -157,8 +157,8 @@ class UserRandom:
 
 def test_a_batched_run_is_evaluated_team_by_team_on_the_batched_engine(tmp_path, played):
     """``engine: batched`` in a cooperative game: every team on the batched engine, the same
-    deals as ``python -m eval.batched`` (game i from seed i), nothing played by the harness."""
-    from eval import batched
+    deals as ``cauldron eval-batched`` (game i from seed i), nothing played by the harness."""
+    from cauldron.eval import batched
 
     config = horseman_config(tmp_path, engine="batched", final_eval_games=40)
     summary = final_evaluation(config, HORSEMAN, progress=False)

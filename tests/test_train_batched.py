@@ -8,12 +8,12 @@ import warnings
 import pytest
 import torch
 
-import envs
-from agents import make_agent
-from eval.play import play_game, play_team
-from train.config import parse_config
-from train.ppo import gae
-from train.runlog import RunLog, read_metrics
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.eval.play import play_game, play_team
+from cauldron.train.config import parse_config
+from cauldron.train.ppo import gae
+from cauldron.train.runlog import RunLog, read_metrics
 
 
 def tiny_batched(env_id: str, tmp_path, **extra) -> dict:
@@ -52,7 +52,7 @@ def test_bad_batched_configs_are_rejected_before_any_work(extra, match, tmp_path
 
 
 def test_batched_opponents_need_a_batched_form(tmp_path):
-    spec = "python:agents.random_agent:RandomAgent"
+    spec = "python:cauldron.agents.random_agent:RandomAgent"
     data = tiny_batched("headless_horseman_v1", tmp_path, num_players=2)
     data.update(env="hexenflug_v1", opponents=[spec])
     with pytest.raises(ValueError, match="has no batched form"):
@@ -114,8 +114,8 @@ def test_gae_folds_opponents_moves_into_the_learners_transition():
 def test_tiny_batched_run_saves_a_checkpoint_the_harness_plays(env_id, tmp_path):
     """A tiny run logs the games' share of each update's time (``perf/game_share``) and saves
     a checkpoint that the harness plays."""
-    from train import __main__ as train_cli
-    from train.ppo import train
+    from cauldron.train import __main__ as train_cli
+    from cauldron.train.ppo import train
 
     config = parse_config(tiny_batched(env_id, tmp_path))
     log = RunLog(config.folder, quiet=True)
@@ -136,7 +136,7 @@ def test_tiny_batched_run_saves_a_checkpoint_the_harness_plays(env_id, tmp_path)
 def test_batched_ppo_learns_the_horseman(precision, tmp_path):
     """Learning on a small case: 150k batched steps of the 2-player Horseman beat random teams,
     with the network's products in float32 or in bfloat16."""
-    from train.ppo import train
+    from cauldron.train.ppo import train
 
     config = parse_config(
         {
@@ -166,7 +166,7 @@ def test_batched_ppo_learns_the_horseman(precision, tmp_path):
 def test_bfloat16_run_keeps_float32_weights_and_plays(tmp_path):
     """``precision: bfloat16`` changes only the products' number type: the checkpoint's weights
     stay float32 and the harness plays it; other trainers refuse the option, naming it."""
-    from train.ppo import train
+    from cauldron.train.ppo import train
 
     config = parse_config({**tiny_batched("hexenflug_v1", tmp_path), "precision": "bfloat16"})
     with warnings.catch_warnings():
@@ -196,7 +196,7 @@ def test_bfloat16_warns_on_a_cpu_without_native_bfloat16(native, tmp_path, monke
     """Autocast's bfloat16 products take a slow path on a CPU without AVX-512 BF16 or AMX
     (8-11x slower than float32 on an AVX2 CPU): the run says so before it starts, and only
     there; float32 never warns."""
-    import train.ppo as ppo
+    import cauldron.train.ppo as ppo
 
     monkeypatch.setattr(ppo, "native_bfloat16", lambda device: native)
     for precision in ("bfloat16", "float32"):
@@ -213,7 +213,7 @@ def test_bfloat16_warns_on_a_cpu_without_native_bfloat16(native, tmp_path, monke
 def test_bfloat16_trains_the_factored_head_with_a_prior(tmp_path):
     """Hocus Pocus' factored head scores plays and choices in the autocast's bfloat16 and writes
     them into the logits beside the float32 prior: a tiny run trains and its agent plays."""
-    from train.ppo import train
+    from cauldron.train.ppo import train
 
     config = parse_config(
         tiny_batched(
@@ -238,7 +238,7 @@ def test_batched_ppo_learns_voodoo_mania_against_random(tmp_path):
     every game, beats random in more than 80% of games, where random play wins about half (its
     own seat's points alone are what the update sees: a mistake in whose reward or view reaches
     it would not learn)."""
-    from train.ppo import train
+    from cauldron.train.ppo import train
 
     config = parse_config(
         {
@@ -270,8 +270,8 @@ def test_batched_ppo_learns_voodoo_mania_against_random(tmp_path):
 
 
 def test_recurrent_learner_trains_against_batched_opponents(tmp_path, monkeypatch):
-    from agents.torch_policy import PolicyNet
-    from train.ppo import train
+    from cauldron.agents.torch_policy import PolicyNet
+    from cauldron.train.ppo import train
 
     held: list[torch.Tensor] = []
     real = PolicyNet.masked_logits

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import torch
 
-from train.ppo import critic_loss, gae
+from cauldron.train.ppo import critic_loss, gae
 
 
 def hexenflug_table(tmp_path, **settings):
     """A small PyTorch run on a batched 2-player Hexenflug table: 32 games, rollouts of 16."""
-    from train.config import parse_config
+    from cauldron.train.config import parse_config
 
     return parse_config(
         {
@@ -172,8 +172,8 @@ def test_each_row_plays_its_own_opponents_choice_where_the_opponent_acts(tmp_pat
     """Where an opponent is to act, the row's action is its drawn pool member's choice for that
     row alone; where the learner is to act, the learner's action is played (opponents' choice
     0, ignored)."""
-    from train.batched import BatchedGames
-    from train.config import parse_config
+    from cauldron.train.batched import BatchedGames
+    from cauldron.train.config import parse_config
 
     config = parse_config(
         {
@@ -216,9 +216,9 @@ def test_updates_feed_the_network_the_learners_decisions_alone(tmp_path, monkeyp
     """On a competitive batched table the minibatches hold only the rows PPO learns from: the
     rows fed to the network with gradients (the updates) are the learner's settled decisions,
     about half of Hexenflug's table at 2 players, each once per epoch."""
-    from agents.torch_policy import PolicyNet
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.agents.torch_policy import PolicyNet
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     config = hexenflug_table(
         tmp_path, total_steps=512, epochs=2, minibatches=4, opponents=["random"]
@@ -264,10 +264,10 @@ def test_the_rollout_runs_the_network_on_the_learners_rows_alone(tmp_path, monke
     """On a competitive batched table the opponents' actions come from the pool, so the rollout
     asks the network (policy and critic) for the learner's rows alone: at every table step as
     many rows as the learner decides, about half of Hexenflug's table at 2 players."""
-    from agents.torch_policy import PolicyNet
-    from train.batched import BatchedGames
-    from train.ppo import train
-    from train.runlog import RunLog
+    from cauldron.agents.torch_policy import PolicyNet
+    from cauldron.train.batched import BatchedGames
+    from cauldron.train.ppo import train
+    from cauldron.train.runlog import RunLog
 
     config = hexenflug_table(tmp_path, total_steps=1024, opponents=["heuristic:greedy"])
     events = []

@@ -1,11 +1,11 @@
-"""``python -m train.bench``: row selection and what one measured row returns."""
+"""``cauldron train-bench``: row selection and what one measured row returns."""
 
 from __future__ import annotations
 
 import pytest
 
-import envs
-from train import bench
+from cauldron import envs
+from cauldron.train import bench
 
 
 def test_only_keeps_the_named_trainers_rows_beside_the_peer():

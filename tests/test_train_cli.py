@@ -9,11 +9,11 @@ import json
 import pytest
 import yaml
 
-import envs
+from cauldron import envs
+from cauldron.train import __main__ as train_cli
+from cauldron.train import results
+from cauldron.train.config import load_config
 from tests.test_train import tiny
-from train import __main__ as train_cli
-from train import results
-from train.config import load_config
 
 
 def write(tmp_path, text: str, name: str = "quick.yaml") -> str:

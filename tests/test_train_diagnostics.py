@@ -1,4 +1,5 @@
-"""The rollout diagnostics' arithmetic and a run's per-phase summary (``train.diagnostics``)."""
+"""The rollout diagnostics' arithmetic and a run's per-phase summary
+(``cauldron.train.diagnostics``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import math
 import pytest
 import torch
 
-from envs.core.errors import ConfigError
-from train.diagnostics import entropy, main, phase_table, rollout_stats
+from cauldron.envs.core.errors import ConfigError
+from cauldron.train.diagnostics import entropy, main, phase_table, rollout_stats
 
 
 def test_entropy_of_masked_logits_counts_the_legal_actions_alone():
@@ -49,7 +50,7 @@ def test_phase_figures_include_the_advantages_of_each_phase():
 
 
 def test_phase_table_compares_the_first_and_last_tenth_of_a_run(tmp_path):
-    """``python -m train.diagnostics <run>``: each phase's figures averaged over the rows logged
+    """``cauldron diagnostics <run>``: each phase's figures averaged over the rows logged
     in the first and in the last tenth of the steps; rows in between count in neither."""
     rows = [
         (step, f"phase/ask/{figure}", value)

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import torch
 
-import envs
-from envs.core.batched import BatchedEnv
-from train.config import TrainConfig, parse_config
-from train.ppo import train
-from train.runlog import RunLog, read_metrics
+from cauldron import envs
+from cauldron.envs.core.batched import BatchedEnv
+from cauldron.train.config import TrainConfig, parse_config
+from cauldron.train.ppo import train
+from cauldron.train.runlog import RunLog, read_metrics
 
 BATCH = 16 * 8  # num_envs * rollout_steps
 

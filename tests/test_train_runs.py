@@ -13,13 +13,13 @@ import pytest
 import torch
 import yaml
 
-import envs
-from agents import make_agent
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.train import __main__ as train_cli
+from cauldron.train import runfolder
+from cauldron.train.config import parse_config
+from cauldron.train.runlog import read_metrics
 from tests.test_train import tiny
-from train import __main__ as train_cli
-from train import runfolder
-from train.config import parse_config
-from train.runlog import read_metrics
 
 
 class WritesMarker:
@@ -190,7 +190,7 @@ def test_an_unwritable_run_folder_is_refused_before_any_work(tmp_path):
 def test_a_clock_limited_run_shows_elapsed_and_remaining_time_not_a_step_total(tmp_path, capsys):
     import time
 
-    from train.runlog import RunLog
+    from cauldron.train.runlog import RunLog
 
     log = RunLog(tmp_path / "clock", plot=False)
     log.start(total=100_000_000, deadline=time.perf_counter() + 600)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cauldron.train.bridge import SingleAgentBridge, load_shaping
+from cauldron.train.config import parse_config
 from tests import shaping_example
-from train.bridge import SingleAgentBridge, load_shaping
-from train.config import parse_config
 
 
 def test_shaping_adds_to_the_learners_reward_after_every_move():
@@ -30,7 +30,7 @@ def test_shaping_adds_to_the_learners_reward_after_every_move():
 
 
 def test_shaping_sees_the_opponents_moves_too():
-    from agents import make_agent
+    from cauldron.agents import make_agent
 
     pool = [lambda rng: make_agent("random", "hexenflug_v1", int(rng.integers(2**31)))]
     bridge = SingleAgentBridge(

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-import envs
-from agents.torch_policy import PolicyNet
-from train import curriculum, fit, ppo, warm_start
-from train.config import parse_config
-from train.runlog import RunLog, read_metrics
+from cauldron import envs
+from cauldron.agents.torch_policy import PolicyNet
+from cauldron.train import curriculum, fit, ppo, warm_start
+from cauldron.train.config import parse_config
+from cauldron.train.runlog import RunLog, read_metrics
 
 HP = "hocus_pocus_v1"
 GREEDY = {"agent": "heuristic:greedy", "games": 2, "epochs": 1}
@@ -148,7 +148,7 @@ def test_torch_trainer_switches_the_games_options_at_the_threshold(engine, tmp_p
 
 
 def test_sb3_trainer_warm_starts_and_follows_the_curriculum(tmp_path, monkeypatch):
-    from train import sb3
+    from cauldron.train import sb3
 
     built = []
     games = sb3.games

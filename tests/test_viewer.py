@@ -13,10 +13,10 @@ import sys
 
 import pytest
 
-import envs
-from envs.core.errors import run_command
-from eval import records, viewer
-from eval.replay import frames, show
+from cauldron import envs
+from cauldron.envs.core.errors import run_command
+from cauldron.eval import records, viewer
+from cauldron.eval.replay import frames, show
 from tests.test_records import record_games
 
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from agents import HEURISTICS
-from envs.core.views import figures, seen_action
-from eval import records, viewer
+from cauldron import envs
+from cauldron.agents import HEURISTICS
+from cauldron.envs.core.views import figures, seen_action
+from cauldron.eval import records, viewer
 from tests.test_records import record_games
 
 ARTEFACTS = Path("runs/test_viewer")

@@ -1,21 +1,21 @@
 """Every seat's view shows only what that seat could know at that step.
 
-A seat's view of a frame is what every tool shows it (the web viewer, ``eval.replay --seat``,
-``eval.play``): the action just taken as it saw it (:func:`envs.core.views.seen_action`), the
-step's rewards and events, who acts next, its table (``render_for``) and every seat's figures
-(:func:`envs.core.views.figures`). The test plays *twin* games that differ only in something
-hidden, one decision (another legal action, then the same actions as long as they stay legal and
-the same seats act) or which of two other seats holds a card, and compares the views of every
-seat that knows the same in both twins: the same observations so far and the same public events
-(the observation forgets some public facts: a question asked again, a row's cards flipped back
-into the draw pile, the last tick of a round). The seat that decided is left out: it knows what
-it chose. The events are checked on their own: a choice secret to a seat, whose observation it
-leaves unchanged, adds no event that tells it apart (except the step that resolves a
-simultaneous round, when the choices are revealed). Random and heuristic teams play every game
-at every player count: 20 games a case by default (each cut at 200 agent-steps, twins started at
-a tenth of the steps, each followed for one round of seats); under ``-m slow`` 200 whole games a
-case, twins started at every step (at a tenth of them in Hexenflug and Voodoo Mania, whose games
-are thousands of steps long; an hour or more in all on one core).
+A seat's view of a frame is what every tool shows it (the web viewer, ``cauldron.eval.replay
+--seat``, ``cauldron.eval.play``): the action just taken as it saw it
+(:func:`cauldron.envs.core.views.seen_action`), the step's rewards and events, who acts next, its
+table (``render_for``) and every seat's figures (:func:`cauldron.envs.core.views.figures`). The test
+plays *twin* games that differ only in something hidden, one decision (another legal action, then
+the same actions as long as they stay legal and the same seats act) or which of two other seats
+holds a card, and compares the views of every seat that knows the same in both twins: the same
+observations so far and the same public events (the observation forgets some public facts: a
+question asked again, a row's cards flipped back into the draw pile, the last tick of a round). The
+seat that decided is left out: it knows what it chose. The events are checked on their own: a choice
+secret to a seat, whose observation it leaves unchanged, adds no event that tells it apart (except
+the step that resolves a simultaneous round, when the choices are revealed). Random and heuristic
+teams play every game at every player count: 20 games a case by default (each cut at 200
+agent-steps, twins started at a tenth of the steps, each followed for one round of seats); under
+``-m slow`` 200 whole games a case, twins started at every step (at a tenth of them in Hexenflug and
+Voodoo Mania, whose games are thousands of steps long; an hour or more in all on one core).
 """
 
 from __future__ import annotations
@@ -28,16 +28,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-import envs
-from agents import HEURISTICS, make_agent
-from envs.core import views
-from envs.core.errors import ConfigError
-from envs.core.rules import SimultaneousRules
-from envs.core.views import figures, seen_action
-from eval import human, records, viewer
-from eval.play import play_game
-from eval.records import EventLog, jsonable
-from eval.replay import frames, show
+from cauldron import envs
+from cauldron.agents import HEURISTICS, make_agent
+from cauldron.envs.core import views
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.rules import SimultaneousRules
+from cauldron.envs.core.views import figures, seen_action
+from cauldron.eval import human, records, viewer
+from cauldron.eval.play import play_game
+from cauldron.eval.records import EventLog, jsonable
+from cauldron.eval.replay import frames, show
 from tests.test_human_play import Person
 from tests.test_viewer import apply
 
@@ -299,8 +299,8 @@ def test_every_seat_s_figures_at_every_frame_come_from_the_game_state(env_id):
 
 
 def test_the_viewer_and_replay_show_each_seat_what_it_saw():
-    """The page's heading per view and ``eval.replay --seat`` show the frame's seen text: in
-    the Horseman another seat's card is never named before the row is flipped."""
+    """The page's heading per view and ``cauldron.eval.replay --seat`` show the frame's seen text:
+    in the Horseman another seat's card is never named before the row is flipped."""
     game = record("headless_horseman_v1", 3, 5)
     shown = frames(game)
     strings = viewer.Strings()

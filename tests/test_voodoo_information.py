@@ -1,16 +1,17 @@
-"""eval.voodoo_mania.information: chain with a tie-break by what it knows of the opponent's hand."""
+"""cauldron.eval.voodoo_mania.information: chain with a tie-break by what it knows of the opponent's
+hand."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-import envs
-from agents.voodoo_mania.batched import BatchedChain, follow_ups
-from agents.voodoo_mania.heuristic import LAYOUT
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania.encoding import SIDE
-from eval.voodoo_mania import information as info
+from cauldron import envs
+from cauldron.agents.voodoo_mania.batched import BatchedChain, follow_ups
+from cauldron.agents.voodoo_mania.heuristic import LAYOUT
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania.encoding import SIDE
+from cauldron.eval.voodoo_mania import information as info
 
 ROWS, STEPS = 64, 400
 

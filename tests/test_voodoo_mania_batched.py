@@ -18,10 +18,15 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.voodoo_mania.heuristic import ChainVoodoo, FastVoodoo
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.batched import batched_game, count_answers, from_reference, to_reference
+from cauldron import envs
+from cauldron.agents.voodoo_mania.heuristic import ChainVoodoo, FastVoodoo
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.batched import (
+    batched_game,
+    count_answers,
+    from_reference,
+    to_reference,
+)
 
 ENV = "voodoo_mania_v1"
 CONFIGS = [

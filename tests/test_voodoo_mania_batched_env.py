@@ -1,4 +1,4 @@
-"""Batched Voodoo Mania through ``envs.make_batched``: baselines equal to the reference
+"""Batched Voodoo Mania through ``cauldron.envs.make_batched``: baselines equal to the reference
 heuristics, game-length and winner distributions equal to the reference's, and the BatchedEnv
 contract."""
 
@@ -10,12 +10,17 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents.batched import BatchedRandom
-from agents.voodoo_mania.batched import HEURISTICS, BatchedBlocker, BatchedChain, BatchedFast
-from agents.voodoo_mania.heuristic import BlockerVoodoo
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania.batched import from_reference
+from cauldron import envs
+from cauldron.agents.batched import BatchedRandom
+from cauldron.agents.voodoo_mania.batched import (
+    HEURISTICS,
+    BatchedBlocker,
+    BatchedChain,
+    BatchedFast,
+)
+from cauldron.agents.voodoo_mania.heuristic import BlockerVoodoo
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania.batched import from_reference
 from tests.distributions import assert_same_means
 from tests.test_voodoo_mania_batched import (
     CHAIN,

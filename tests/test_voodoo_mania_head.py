@@ -9,18 +9,18 @@ import numpy as np
 import pytest
 import torch
 
-import envs
-from agents import make_agent
-from agents.torch_policy import PolicyNet, save_checkpoint
-from agents.voodoo_mania.head import CYCLE_FEATURES, PLAY_FEATURES, VoodooManiaHead
-from agents.voodoo_mania.heuristic import LAYOUT
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from eval.voodoo_mania import disagreement
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.agents.torch_policy import PolicyNet, save_checkpoint
+from cauldron.agents.voodoo_mania.head import CYCLE_FEATURES, PLAY_FEATURES, VoodooManiaHead
+from cauldron.agents.voodoo_mania.heuristic import LAYOUT
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.eval.voodoo_mania import disagreement
+from cauldron.train.config import parse_config
+from cauldron.train.ppo import train
+from cauldron.train.runlog import RunLog
 from tests.test_factored_head import clone_agreements, played_observations
-from train.config import parse_config
-from train.ppo import train
-from train.runlog import RunLog
 
 VM = "voodoo_mania_v1"
 

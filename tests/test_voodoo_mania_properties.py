@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.encoding import Encoder
-from envs.voodoo_mania.options import VoodooManiaOptions
-from envs.voodoo_mania.rules import VoodooManiaRules
-from eval.voodoo_mania import tick_stats
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.encoding import Encoder
+from cauldron.envs.voodoo_mania.options import VoodooManiaOptions
+from cauldron.envs.voodoo_mania.rules import VoodooManiaRules
+from cauldron.eval.voodoo_mania import tick_stats
 
 games = st.fixed_dictionaries(
     {

@@ -8,14 +8,14 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import envs
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.encoding import Encoder
-from envs.voodoo_mania.make_deck import dumps, generate
-from envs.voodoo_mania.options import VoodooManiaOptions
-from envs.voodoo_mania.phases import Phase
-from envs.voodoo_mania.rules import VoodooManiaRules
+from cauldron import envs
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.encoding import Encoder
+from cauldron.envs.voodoo_mania.make_deck import dumps, generate
+from cauldron.envs.voodoo_mania.options import VoodooManiaOptions
+from cauldron.envs.voodoo_mania.phases import Phase
+from cauldron.envs.voodoo_mania.rules import VoodooManiaRules
 
 DECK = C.load_deck()
 

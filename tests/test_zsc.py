@@ -1,4 +1,4 @@
-"""The cooperative-AI protocol (python -m eval.zsc): config checks, the seat
+"""The cooperative-AI protocol (cauldron zsc): config checks, the seat
 compositions it plays, the self-play / cross-play ratio on a constructed case, and a whole run
 on the Headless Horseman at 2 players with seeds trained for a few hundred steps; then
 budgets in steps (max_minutes refused), --quick shortening training, the time estimate, and
@@ -16,15 +16,15 @@ import pytest
 import torch
 import yaml
 
-import envs
-from eval import harness, zsc
-from eval.play import GameResult
-from eval.stats import bootstrap_ratio_interval
-from eval.zsc import runs as zsc_runs
-from eval.zsc.config import load_zsc_config, parse_zsc_config, quick_config
-from train import fit, runfolder
-from train.config import load_config
-from train.runlog import RunLog, read_metrics
+from cauldron import envs
+from cauldron.eval import harness, zsc
+from cauldron.eval.play import GameResult
+from cauldron.eval.stats import bootstrap_ratio_interval
+from cauldron.eval.zsc import runs as zsc_runs
+from cauldron.eval.zsc.config import load_zsc_config, parse_zsc_config, quick_config
+from cauldron.train import fit, runfolder
+from cauldron.train.config import load_config
+from cauldron.train.runlog import RunLog, read_metrics
 
 ENV = "headless_horseman_v1"
 HH_TORCH = "checkpoints/headless_horseman_torch.pt"  # trained at 3 players
@@ -176,7 +176,7 @@ def test_summary_ratio_of_a_constructed_pairing(train_file):
 
 
 def train_seed_here(train_file, seed: int) -> Path:
-    """Train one seed of the tiny config as ``python -m train`` would, without its final
+    """Train one seed of the tiny config as ``cauldron train`` would, without its final
     evaluation; the run folder."""
     config = load_config(train_file, [], seed)
     with runfolder.claim(config):
@@ -195,7 +195,7 @@ def copy_run(folder: Path, seed: int) -> None:
 
 
 def test_whole_protocol_trains_missing_seeds_then_reuses_them(train_file, capsys):
-    """End to end (python -m eval.zsc): seeds 0 and 1 hold the same weights (made here), so
+    """End to end (cauldron zsc): seeds 0 and 1 hold the same weights (made here), so
     they cross-play exactly as they self-play; seed 2 is trained by the protocol. Every
     composition plays the same deals; the report, results and two valid PNGs are written; a
     second run reuses every checkpoint; a run folder trained otherwise is refused, naming the
@@ -321,8 +321,8 @@ def without_steps(checkpoint: Path) -> None:
 
 
 def test_a_given_checkpoint_without_metrics_gives_the_steps_it_records(tmp_path):
-    """The trainer writes the learner steps into every checkpoint; eval.zsc reads them where no
-    metrics.csv lies beside it, and older checkpoints (and other agents) give none."""
+    """The trainer writes the learner steps into every checkpoint; cauldron.eval.zsc reads them
+    where no metrics.csv lies beside it, and older checkpoints (and other agents) give none."""
     run = train_seed_here(own_train_file(tmp_path / "source"), 0)
     trained = max(row[0] for row in read_metrics(run / "metrics.csv"))
     alone = tmp_path / "alone.pt"

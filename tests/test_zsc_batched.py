@@ -1,6 +1,6 @@
 """The cooperative-AI protocol on the batched engine (``engine: batched``): the harness's
-lineups and seatings on the batched engine's deals, each game as ``eval.batched`` plays it, the
-report and the methods table saying which engine played, and the configs it refuses."""
+lineups and seatings on the batched engine's deals, each game as ``cauldron.eval.batched`` plays it,
+the report and the methods table saying which engine played, and the configs it refuses."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import yaml
 
-import envs
-from eval import batched as eval_batched
-from eval import zsc
-from eval.harness import Lineup, seating
-from eval.zsc import batched
-from eval.zsc import methods as zsc_methods
-from eval.zsc.config import parse_zsc_config
+from cauldron import envs
+from cauldron.eval import batched as eval_batched
+from cauldron.eval import zsc
+from cauldron.eval.harness import Lineup, seating
+from cauldron.eval.zsc import batched
+from cauldron.eval.zsc import methods as zsc_methods
+from cauldron.eval.zsc.config import parse_zsc_config
 from tests.test_zsc import HH_SB3, protocol, train_file  # noqa: F401  (a fixture)
 
 HP = "hocus_pocus_v1"
@@ -24,7 +24,8 @@ FOCAL = "python:tests.batched_python_agents:Reference?env=hocus_pocus_v1&name=gr
 
 
 def test_a_whole_team_plays_the_games_eval_batched_plays():
-    """A team lineup is ``eval.batched``'s team evaluation: the same games, game by game."""
+    """A team lineup is ``cauldron.eval.batched``'s team evaluation: the same games, game by
+    game."""
     team = Lineup("team", ("heuristic:planner",), (4,))
     played = batched.play(HP, 4, [team], games=40, seed=7, options={}, progress=False)[team]
     reference = eval_batched.evaluate(HP, 4, "heuristic:planner", games=40, seed=7, progress=False)

@@ -1,4 +1,4 @@
-"""The training-methods table (``python -m eval.zsc.methods``): a row per protocol run
+"""The training-methods table (``cauldron methods``): a row per protocol run
 with its own figures, the README block rewritten, and runs that do not compare refused."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import envs
-from eval.zsc import methods
-from eval.zsc.config import load_zsc_config
+from cauldron import envs
+from cauldron.eval.zsc import methods
+from cauldron.eval.zsc.config import load_zsc_config
 
 SHIPPED = Path("docs/results/hocus_pocus_zsc/results.json")
 

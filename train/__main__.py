@@ -1,15 +1,15 @@
 """Train an agent from a YAML config, then evaluate it against the baselines.
 
-    python -m train configs/train/quickstart.yaml [--quiet] [--set key=value ...] [--seeds 0,1,2]
+    cauldron train configs/train/quickstart.yaml [--quiet] [--set key=value ...] [--seeds 0,1,2]
 
 The run folder ``<out>/<name>/`` (``name`` defaults to ``<config file stem>-seed<seed>``)
 receives the config, ``metrics.csv``, TensorBoard logs (``tb/``), checkpoints,
 ``train_state.pt``, ``final.pt`` or ``final.zip``, and the final evaluation (``evaluation/``:
 report, results and plots). The folder is locked while the run uses it; a fresh run clears what
 a previous run left there (and refuses a folder with files no run marked as its own),
-``resume: true`` continues it (:mod:`train.runfolder`); Ctrl-C stops with one line saying how
-to resume. ``--seeds`` runs the config once per seed, then prints a table across the seeds
-(:mod:`train.results`).
+``resume: true`` continues it (:mod:`cauldron.train.runfolder`); Ctrl-C stops with one line saying
+how to resume. ``--seeds`` runs the config once per seed, then prints a table across the seeds
+(:mod:`cauldron.train.results`).
 ``--evaluate-only`` plays a finished run's final evaluation again, against today's baselines.
 """
 
@@ -22,12 +22,12 @@ from collections.abc import Iterator
 
 import yaml
 
-from envs.core.errors import ConfigError, run_command
-from eval import report
-from train import fit, results, runfolder
-from train.config import TrainConfig, load_config
-from train.final_evaluation import final_evaluation
-from train.runlog import RunLog
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.eval import report
+from cauldron.train import fit, results, runfolder
+from cauldron.train.config import TrainConfig, load_config
+from cauldron.train.final_evaluation import final_evaluation
+from cauldron.train.runlog import RunLog
 
 
 def run(config: TrainConfig, quiet: bool = False) -> dict:
@@ -106,7 +106,7 @@ def parse_seeds(text: str) -> list[int]:
 def main(argv: list[str] | None = None) -> dict[str, dict]:
     """Run the config (or one run per seed of ``--seeds``, then the table across seeds); the
     final evaluation summaries by run folder."""
-    parser = argparse.ArgumentParser(prog="python -m train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="cauldron train", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="YAML file (see configs/train/)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(

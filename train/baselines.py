@@ -21,10 +21,10 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from envs.core.folders import atomic_file
-from eval.config import EvalConfig
-from eval.harness import Lineup
-from eval.play import GameResult
+from cauldron.envs.core.folders import atomic_file
+from cauldron.eval.config import EvalConfig
+from cauldron.eval.harness import Lineup
+from cauldron.eval.play import GameResult
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "cauldron-baselines"

@@ -1,6 +1,6 @@
 """The training games on a batched engine (``engine: batched``), seen by the learner.
 
-:class:`BatchedGames` offers the trainer the same rows as :class:`train.vector.VectorGames`
+:class:`BatchedGames` offers the trainer the same rows as :class:`cauldron.train.vector.VectorGames`
 (``obs``, ``mask``, ``state``, ``reward``, ``done``, ``ret``, ``seat``, ``figures``: the ended
 games' one-number ``figures`` named in ``figure_names``), all tensors on the engine's device,
 plus ``learner``: 1 where the row's decision is the learner's. Every row steps
@@ -11,13 +11,13 @@ row waits for another. Each new game draws its opponent from the pool (the confi
 and the snapshots) uniformly or, with ``opponent_sampling: pfsp``, by how often the learner lost
 to each (:meth:`BatchedGames.opponent_weights`). In a cooperative game with ``partners``, the
 seats other than the learner's are played alike by members of a partner population
-(:mod:`train.partners`), drawn for each new game.
+(:mod:`cauldron.train.partners`), drawn for each new game.
 
 For the learner, nothing changes but the bookkeeping: the trainer discounts only at the
 learner's decisions (``learner`` = 1), runs its network on those rows alone and trains on them,
 which gives the same returns as the bridge's single-agent view, where opponents' moves happen
 inside one step. ``state`` is ``state()`` where the trainer needs it (a centralized critic, a
-belief target) and empty (``[B, 0]``) otherwise, as in :class:`~train.vector.VectorGames`.
+belief target) and empty (``[B, 0]``) otherwise, as in :class:`~cauldron.train.vector.VectorGames`.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from typing import Any
 
 import torch
 
-import envs
-from agents.batched import BatchedNet, BatchedPolicy, make_batched_agent, snapshot_policy
-from agents.torch_policy import PolicyNet
-from envs.core.batched_ops import as_float
-from train.config import TrainConfig
-from train.partners import LEARNER, Partners
+from cauldron import envs
+from cauldron.agents.batched import BatchedNet, BatchedPolicy, make_batched_agent, snapshot_policy
+from cauldron.agents.torch_policy import PolicyNet
+from cauldron.envs.core.batched_ops import as_float
+from cauldron.train.config import TrainConfig
+from cauldron.train.partners import LEARNER, Partners
 
 MAX_SNAPSHOTS = 5
 
@@ -79,8 +79,8 @@ class BatchedGames:
 
     def reset(self, seeds: list[int]) -> None:
         """Deal a game in every row; the engine's one generator is seeded by ``seeds[0]`` (the
-        rows' other seeds, which :class:`~train.vector.VectorGames` gives one game each, are not
-        needed). Learners sit in seat 0."""
+        rows' other seeds, which :class:`~cauldron.train.vector.VectorGames` gives one game each,
+        are not needed). Learners sit in seat 0."""
         out = self.env.reset(seed=seeds[0])
         figures = self.env.game.figures(self.env.game_state)
         self.figure_names = [name for name, value in figures.items() if value.dim() == 1]

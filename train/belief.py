@@ -1,8 +1,8 @@
 """The auxiliary belief target (centralized training, decentralized play): what the deciding
 seat cannot see of the other seats' hands.
 
-A linear head on the actor's features (:meth:`agents.torch_policy.PolicyNet.forward_actor`: the
-last hidden layer, or the GRU memory) predicts the hands of the other seats, clockwise from the
+A linear head on the actor's features (:meth:`cauldron.agents.torch_policy.PolicyNet.forward_actor`:
+the last hidden layer, or the GRU memory) predicts the hands of the other seats, clockwise from the
 deciding one, each as ``state()``'s ``hands`` field writes it: ``[B, (n - 1) * per_seat]``
 entries of 0 or 1 (Hocus Pocus and the Horseman: one per card id; Voodoo Mania: the pairs shown
 and missing per slot and side). Its binary cross-entropy, weighted by ``belief_coef``, joins PPO's
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-import envs
-from envs.core.errors import ConfigError
+from cauldron import envs
+from cauldron.envs.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 sb3-contrib MaskablePPO on PettingZoo's ``hanabi_v5`` measured in the same run, and what torch
 threads do when another process loads the cores.
 
-    python -m train.bench [--steps 65536] [--repeats 3] [--quick]
+    cauldron train-bench [--steps 65536] [--repeats 3] [--quick]
                           [--hidden 256 256] [--threads 0] [--only "torch, batched"]
 
 Rows are printed as they are measured. Each figure is the median over the repeats of a whole
@@ -52,10 +52,10 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 
-import envs
-from train import fit
-from train.config import parse_config
-from train.runlog import RunLog, read_metrics
+from cauldron import envs
+from cauldron.train import fit
+from cauldron.train.config import parse_config
+from cauldron.train.runlog import RunLog, read_metrics
 
 OPPONENTS = {"hexenflug_v1": ["random"], "voodoo_mania_v1": ["random"]}
 SB3_SETTINGS = {"num_envs": 8, "rollout_steps": 128}
@@ -118,7 +118,7 @@ def time_sb3_hanabi(steps: int, seed: int) -> tuple[float, None]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.bridge import SingleAgentBridge
+    from cauldron.train.bridge import SingleAgentBridge
 
     vec = DummyVecEnv(
         [
@@ -205,7 +205,7 @@ def rows(
 def time_rllib(steps: int, seed: int) -> tuple[float, float | None]:
     """Learner steps per second of an RLlib run on a Ray instance started beforehand (its
     start-up left out; building the algorithm counted, like the other trainers' start-up)."""
-    from eval.executors import ray_session
+    from cauldron.eval.executors import ray_session
 
     with ray_session(None, None, "trainer 'rllib'"):
         return time_training("headless_horseman_v1", "rllib", SB3_SETTINGS, steps, seed)

@@ -26,16 +26,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-import envs
-from agents import Agent
+from cauldron import envs
+from cauldron.agents import Agent
 
 OpponentFactory = Callable[[np.random.Generator], Agent]
 RewardShaping = Callable[[Any, dict[str, Any]], float]
 
 
 def load_shaping(spec: str) -> RewardShaping:
-    """The function named ``package.module:function``, or a :class:`envs.ConfigError` saying
-    why it cannot be used."""
+    """The function named ``package.module:function``, or a :class:`cauldron.envs.ConfigError`
+    saying why it cannot be used."""
     module_name, _, name = spec.partition(":")
     if not module_name or not name:
         raise envs.ConfigError(

@@ -14,18 +14,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-import envs
-from agents import make_agent
-from envs.core.errors import ConfigError
-from eval import splits
-from eval.config import (
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import splits
+from cauldron.eval.config import (
     MAX_GAMES,
     apply_override,
     check_option_names,
     parse_model,
     read_config_file,
 )
-from eval.executors import check_address, import_ray
+from cauldron.eval.executors import check_address, import_ray
 
 RLLIB_FIELDS = ("num_env_runners", "num_learners", "ray_address")
 RLLIB = "trainer 'rllib'"  # how errors name the RLlib trainer
@@ -50,8 +50,8 @@ def _known_keys(model: type[BaseModel], data: Any, where: str) -> Any:
 
 
 class WarmStart(BaseModel):
-    """Imitation warm start (:mod:`train.warm_start`): before PPO, play ``games`` games with
-    ``agent`` deciding for the learner (every seat of a cooperative game, the learner's seat
+    """Imitation warm start (:mod:`cauldron.train.warm_start`): before PPO, play ``games`` games
+    with ``agent`` deciding for the learner (every seat of a cooperative game, the learner's seat
     against the opponent pool of a competitive one), then train the actor by cross-entropy over
     the masked logits on its (observation, mask, action) records for ``epochs`` passes, and the
     critic on the records' discounted returns."""
@@ -85,7 +85,7 @@ class WarmStart(BaseModel):
 
 
 class Stage(BaseModel):
-    """One curriculum stage (:mod:`train.curriculum`): ``options`` merged over the config's
+    """One curriculum stage (:mod:`cauldron.train.curriculum`): ``options`` merged over the config's
     ``options`` while the learner's step count is below ``until_step``."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
@@ -152,7 +152,7 @@ class TrainConfig(BaseModel):
     num_players: int = Field(2, description="players at the table")
     options: dict[str, Any] = Field(default_factory=dict, description="environment options")
     trainer: Literal["torch", "sb3", "rllib"] = Field(
-        "torch", description="PyTorch PPO, SB3 MaskablePPO or RLlib PPO (train.rllib)"
+        "torch", description="PyTorch PPO, SB3 MaskablePPO or RLlib PPO (cauldron.train.rllib)"
     )
     seed: int = Field(
         0,
@@ -160,7 +160,7 @@ class TrainConfig(BaseModel):
         lt=MAX_TRAINING_SEED,
         description="seeds every generator of the run; below 100,000,000, so that the run's "
         "evaluation and demonstration games (seed + 10,000 + update, seed + 20,000 + game) deal "
-        "from the dev split (eval.splits)",
+        "from the dev split (cauldron.eval.splits)",
     )
     eval_split: str = Field(
         splits.TRAINING_SPLIT,
@@ -191,15 +191,16 @@ class TrainConfig(BaseModel):
         le=256,
         description=(
             "torch math threads (0: one per core). 1 by default: with more, a run slows many "
-            "times over as soon as other processes load the cores (python -m train.bench)"
+            "times over as soon as other processes load the cores (cauldron train-bench)"
         ),
     )
     precision: Literal["float32", "bfloat16"] = Field(
         "float32",
         description="torch trainer: number type of the network's matrix products. `bfloat16` "
         "runs them under autocast (weights, losses and optimizer stay float32): on CPUs "
-        "with AMX or AVX-512 BF16 a batched training step is 1.1-1.9x faster (train.bench); "
-        "on other CPUs the products are 8-11x slower than float32 and the run warns",
+        "with AMX or AVX-512 BF16 a batched training step is 1.1-1.9x faster "
+        "(cauldron.train.bench); on other CPUs the products are 8-11x slower than float32 and "
+        "the run warns",
     )
     rollout_steps: int = Field(128, ge=1, le=65_536, description="steps per game between updates")
     learning_rate: float = Field(3e-4, gt=0, le=1)
@@ -228,11 +229,11 @@ class TrainConfig(BaseModel):
     head: Literal["flat", "factored"] = Field(
         "flat",
         description="torch trainer: the actor's output layer. `flat`: one output row per "
-        "action; `factored`: the game's own head (agents.torch_policy.FACTORED_HEADS: "
+        "action; `factored`: the game's own head (cauldron.agents.torch_policy.FACTORED_HEADS: "
         "hocus_pocus_v1 and voodoo_mania_v1), where one small network shared by every card "
-        "and space (Hocus Pocus; agents.hocus_pocus.head) or by every hand slot (Voodoo Mania; "
-        "agents.voodoo_mania.head) scores each play from its features, reading the GRU's "
-        "memory with recurrent > 0",
+        "and space (Hocus Pocus; cauldron.agents.hocus_pocus.head) or by every hand slot "
+        "(Voodoo Mania; cauldron.agents.voodoo_mania.head) scores each play from its features, "
+        "reading the GRU's memory with recurrent > 0",
     )
     prior: str = Field(
         "",
@@ -250,7 +251,7 @@ class TrainConfig(BaseModel):
     reward_shaping: str = Field(
         "",
         description="package.module:function added to the learner's reward after every move "
-        "(train.bridge's hook; reference engine; not used in evaluation)",
+        "(cauldron.train.bridge's hook; reference engine; not used in evaluation)",
     )
     recurrent: int = Field(
         0, ge=0, le=MAX_WIDTH, description="GRU memory size of the actor (0: none; torch)"
@@ -273,15 +274,15 @@ class TrainConfig(BaseModel):
         0.0,
         ge=0,
         le=1000,
-        description="torch: weight of the auxiliary belief loss (train.belief): a head on the "
-        "actor's features predicts the other seats' hidden hands, read from state() in "
+        description="torch: weight of the auxiliary belief loss (cauldron.train.belief): a head on "
+        "the actor's features predicts the other seats' hidden hands, read from state() in "
         "training only; never an input of the policy, not in the checkpoint. 0: none",
     )
     other_play: bool = Field(
         False,
         description="torch, cooperative games: Other-Play (Hu et al., 2020): each game and seat "
-        "plays through a random relabeling of the game's symmetries (envs.core.symmetry; the "
-        "game's RULES.md lists them), drawn anew for every game",
+        "plays through a random relabeling of the game's symmetries (cauldron.envs.core.symmetry; "
+        "the game's RULES.md lists them), drawn anew for every game",
     )
     opponents: list[str] = Field(
         default_factory=list, description="competitive games: opponent agent specs"
@@ -298,7 +299,7 @@ class TrainConfig(BaseModel):
     partners: list[Partner] | None = Field(
         None,
         description="engine 'batched', cooperative games: the population the learner's partners "
-        "are drawn from (train.partners), e.g. [{agent: self, weight: 2}, {agent: "
+        "are drawn from (cauldron.train.partners), e.g. [{agent: self, weight: 2}, {agent: "
         "heuristic:planner, epsilon: 0.2}, {agent: snapshots}]. In each game the learner plays "
         "one seat (seat 0 first, one seat further on each game of the row, as opponents' "
         "tables do); each other seat draws a member by weight, and trains only if it drew "
@@ -410,7 +411,7 @@ class TrainConfig(BaseModel):
         for opponent in self.opponents:
             make_agent(opponent, self.env)
         if self.reward_shaping:
-            from train.bridge import load_shaping
+            from cauldron.train.bridge import load_shaping
 
             load_shaping(self.reward_shaping)
             if self.engine != "reference" or self.trainer == "rllib":
@@ -482,11 +483,11 @@ class TrainConfig(BaseModel):
                 raise ValueError(f"{field} needs trainer 'torch'")
         try:
             if self.belief_coef:
-                from train.belief import hand_layout
+                from cauldron.train.belief import hand_layout
 
                 hand_layout(self.env, self.num_players, self.options)
             if self.other_play:
-                from envs.core.symmetry import symmetries
+                from cauldron.envs.core.symmetry import symmetries
 
                 for options in [self.options, *(stage.options for stage in self.curriculum)]:
                     symmetries(self.env, self.num_players, options)
@@ -501,7 +502,7 @@ class TrainConfig(BaseModel):
     def _check_head(self) -> None:
         """A factored head: trainer torch, a game that has one, and none of the options its
         tables assume at their defaults (in ``options`` or a curriculum stage)."""
-        from agents.torch_policy import factored_head
+        from cauldron.agents.torch_policy import factored_head
 
         if self.trainer != "torch":
             raise ValueError("head 'factored' needs trainer 'torch'")
@@ -519,7 +520,7 @@ class TrainConfig(BaseModel):
 
     def _check_prior(self) -> None:
         """A prior: trainer torch and a heuristic of the game with a batched form."""
-        from agents.torch_policy import check_prior
+        from cauldron.agents.torch_policy import check_prior
 
         if self.trainer != "torch":
             raise ValueError("prior needs trainer 'torch'")
@@ -528,8 +529,8 @@ class TrainConfig(BaseModel):
     def _check_batched(self) -> None:
         import torch
 
-        from agents.batched import make_batched_agent
-        from envs.core.devices import torch_device
+        from cauldron.agents.batched import make_batched_agent
+        from cauldron.envs.core.devices import torch_device
 
         if self.trainer != "torch":
             raise ValueError("engine 'batched' needs trainer 'torch'")
@@ -560,8 +561,8 @@ class TrainConfig(BaseModel):
         else:
             import torch
 
-            from agents.batched import table_agent
-            from envs.core.devices import torch_device
+            from cauldron.agents.batched import table_agent
+            from cauldron.envs.core.devices import torch_device
 
             device = torch_device(self.device)
             generator = torch.Generator(device=device)

@@ -5,7 +5,7 @@ applies while the learner's step count is below its ``until_step`` (and at or pa
 stage's); its options are merged over the config's ``options``. Only the last stage may omit
 ``until_step`` (it then lasts to the end); after a last stage that has one, ``options`` alone
 apply. An empty curriculum means ``options`` throughout. The stages are checked with the rest of
-the config (:func:`train.config.check_curriculum`).
+the config (:func:`cauldron.train.config.check_curriculum`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from train.config import TrainConfig
+    from cauldron.train.config import TrainConfig
 
 
 def stage_at(config: TrainConfig, step: int) -> int:

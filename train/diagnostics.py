@@ -5,14 +5,14 @@
   variance of the value estimates, mean number of legal actions and their share of the action
   space, policy entropy per decision; all over the learner's decisions.
 * ``phase/<name>/``: for games whose observation has a one-hot ``phase`` field (its meaning reads
-  ``one-hot phase: a, b, ...`` in ``envs.layout``), the share of decisions, the mean entropy,
-  the mean legal actions and the advantages' mean and mean absolute value (before
+  ``one-hot phase: a, b, ...`` in ``cauldron.envs.layout``), the share of decisions, the mean
+  entropy, the mean legal actions and the advantages' mean and mean absolute value (before
   normalisation) of each phase that occurred in the rollout.
 * ``game/<figure>``: the mean of each of the game's own numbers (``info`` / batched ``figures``,
   e.g. Hocus Pocus' ``stuns``) over the games that finished in the rollout, and
   ``game/finished``, their count.
 
-``python -m train.diagnostics <run folder>`` prints a run's ``phase/`` figures as a table: each
+``cauldron diagnostics <run folder>`` prints a run's ``phase/`` figures as a table: each
 phase's mean over the first and the last tenth of the run's steps (:func:`phase_table`).
 """
 
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import torch
 
-import envs
-from envs.core.errors import ConfigError
-from train.runlog import read_metrics
+from cauldron import envs
+from cauldron.envs.core.errors import ConfigError
+from cauldron.train.runlog import read_metrics
 
 PHASE_PREFIX = "one-hot phase:"
 
@@ -115,8 +115,8 @@ PHASE_FIGURES = ("share", "entropy", "legal_actions", "advantage_mean", "advanta
 
 def phase_table(rows: list[tuple[int, str, float]], tail: float = 0.1) -> str:
     """A markdown table of the ``phase/`` rows of a run log (``(step, key, value)``, as
-    :func:`train.runlog.read_metrics` reads them): per phase and figure, the mean over the rows
-    logged in the first ``tail`` of the run's steps and over those in the last ``tail``
+    :func:`cauldron.train.runlog.read_metrics` reads them): per phase and figure, the mean over the
+    rows logged in the first ``tail`` of the run's steps and over those in the last ``tail``
     (``first → last``; a figure a run did not log reads ``-``)."""
     phase_rows = [(step, key, value) for step, key, value in rows if key.startswith("phase/")]
     if not phase_rows:
@@ -168,6 +168,6 @@ def main(argv: list[str] | None = None) -> str:
 
 
 if __name__ == "__main__":
-    from envs.core.errors import run_command
+    from cauldron.envs.core.errors import run_command
 
     run_command(main)

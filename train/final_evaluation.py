@@ -3,35 +3,35 @@
 The baselines are random play, every heuristic of the game and the config's own ``opponents``.
 Every game uses the config's options without reward shaping (:func:`without_shaping`), so the
 returns reported are the game's own. The baseline teams' games are played once and reused by
-later runs and seeds (:mod:`train.baselines`).
+later runs and seeds (:mod:`cauldron.train.baselines`).
 
 * ``engine: reference`` (or a competitive game): the evaluation harness on the seeds the
-  baselines' reports use (from 0, like ``python -m eval``): every team of one agent and every
+  baselines' reports use (from 0, like ``cauldron eval``): every team of one agent and every
   lineup with the trained agent in it. The best and the worst game of each pairing with the
-  trained agent are saved as records (``evaluation/games.jsonl``; ``python -m eval.viewer``
+  trained agent are saved as records (``evaluation/games.jsonl``; ``cauldron viewer``
   draws them: drawing every view of every step takes longer than the evaluation).
 * ``engine: batched`` in a cooperative game: every team on the batched engine
-  (:func:`eval.batched.evaluate`, game i dealt from seed i), thousands of games in the time the
-  harness plays a few hundred; no cross-play rows and no saved games. A game the batched engine
+  (:func:`cauldron.eval.batched.evaluate`, game i dealt from seed i), thousands of games in the time
+  the harness plays a few hundred; no cross-play rows and no saved games. A game the batched engine
   ends without a win counts as lost (its return −1: a truncated game, which the harness scores 0,
   does not occur within the engines' step limits in these games).
 
-Both write the same summary (:func:`eval.harness.summarize`) and report.
+Both write the same summary (:func:`cauldron.eval.harness.summarize`) and report.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import envs
-from agents import HEURISTICS
-from envs.core.options import without_shaping
-from eval import harness, report
-from eval.config import EvalConfig
-from eval.harness import Lineup
-from eval.play import GameResult
-from train import baselines
-from train.config import TrainConfig
+from cauldron import envs
+from cauldron.agents import HEURISTICS
+from cauldron.envs.core.options import without_shaping
+from cauldron.eval import harness, report
+from cauldron.eval.config import EvalConfig
+from cauldron.eval.harness import Lineup
+from cauldron.eval.play import GameResult
+from cauldron.train import baselines
+from cauldron.train.config import TrainConfig
 
 SAVED_GAMES = 2  # per pairing: the best and the worst game, as records with a viewer page
 
@@ -92,7 +92,7 @@ def batched_teams(
 ) -> dict[Lineup, list[GameResult]]:
     """Each team of ``lineups`` on the batched engine, as the harness's game results (game i
     dealt from ``config.seed + i``; every seat's return the outcome, +1 won or −1)."""
-    from eval import batched
+    from cauldron.eval import batched
 
     score = envs.spec(config.env).score
     results = {}

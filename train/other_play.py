@@ -1,6 +1,6 @@
 """Other-Play (Hu et al., 2020) in the torch trainer: each training game and seat plays through
-its own random relabeling of the game (a symmetry from :func:`envs.core.symmetry.symmetries`),
-drawn anew when the game starts.
+its own random relabeling of the game (a symmetry from
+:func:`cauldron.envs.core.symmetry.symmetries`), drawn anew when the game starts.
 
 The seat's policy sees the relabelled observation and mask and chooses a relabelled action,
 which is mapped back to the real one before the game steps; the rollout stores the relabelled
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from envs.core.symmetry import symmetries
+from cauldron.envs.core.symmetry import symmetries
 
 
 class OtherPlay:

@@ -26,9 +26,9 @@ from typing import Any
 
 import torch
 
-from agents.batched import BatchedPolicy, BatchedRandom, table_agent
-from envs.core.batched import uniform
-from train.config import SELF, SNAPSHOTS, Partner, TrainConfig
+from cauldron.agents.batched import BatchedPolicy, BatchedRandom, table_agent
+from cauldron.envs.core.batched import uniform
+from cauldron.train.config import SELF, SNAPSHOTS, Partner, TrainConfig
 
 LEARNER = -1  # the player of a seat the learner decides
 SNAPSHOT = -2  # a member whose player is one of the snapshots

@@ -9,8 +9,9 @@ stage (:func:`next_stage`), plays a rollout (:func:`play_rollout`), estimates th
 
 * One masked categorical policy with shared parameters plays every seat it controls (all seats of
   a cooperative game; its own seat, rotated each episode, against an opponent pool in a
-  competitive one) through :class:`train.bridge.SingleAgentBridge`.
-* ``num_envs`` games are stepped in lockstep (:class:`train.vector.VectorGames`, optionally in
+  competitive one) through :class:`cauldron.train.bridge.SingleAgentBridge`.
+* ``num_envs`` games are stepped in lockstep (:class:`cauldron.train.vector.VectorGames`, optionally
+in
   ``workers`` processes); each step runs the network once on the batch and samples every game's
   action with the Gumbel-max trick.
 * ``max_minutes``: training stops after the first update past that time, and saves as usual.
@@ -23,25 +24,26 @@ stage (:func:`next_stage`), plays a rollout (:func:`play_rollout`), estimates th
   the policy still reads only the player's observation.
 * ``self_play_every``: frozen snapshots of the policy join the opponent pool (or the partners').
 * ``partners`` (cooperative games, batched engine): the seats beside the learner's own are played
-  by members drawn from a population (:mod:`train.partners`); their decisions carry
+  by members drawn from a population (:mod:`cauldron.train.partners`); their decisions carry
   ``learner`` = 0, as opponents' do, unless the member is the learner itself.
 * ``recurrent``: the actor carries a GRU memory, one per env and seat (a shared team policy never
   passes one seat's private observations to another), reset when a game ends. The update
   back-propagates through time, truncated at ``seq_len`` decisions: each env and seat's
-  decisions in the rollout are cut into sequences (:mod:`train.sequences`), each started from
-  the memory stored at its first step, with the memory reset where an episode begins inside
-  it; minibatches are whole sequences, and :func:`train.sequences.unroll` runs the GRU over
+  decisions in the rollout are cut into sequences (:mod:`cauldron.train.sequences`), each started
+  from the memory stored at its first step, with the memory reset where an episode begins inside
+  it; minibatches are whole sequences, and :func:`cauldron.train.sequences.unroll` runs the GRU over
   them with the gradient flowing through every step. The first ``burn_in`` steps of a
   sequence (the decisions just before its own, when the stream has them) only warm the memory
   with the current weights: no loss, no gradient.
 * ``warm_start``: before the first update, the network clones a demonstrator's recorded
-  decisions (:mod:`train.warm_start`); with ``bc_coef`` the cloning loss stays in PPO's loss,
-  annealed to 0.
+  decisions (:mod:`cauldron.train.warm_start`); with ``bc_coef`` the cloning loss stays in PPO's
+  loss, annealed to 0.
 * ``curriculum``: the games are rebuilt with each stage's options at the first update that
-  starts at or past the stage's threshold (:mod:`train.curriculum`).
+  starts at or past the stage's threshold (:mod:`cauldron.train.curriculum`).
 * ``precision: bfloat16``: the network's forward passes (rollout and update) run under
   autocast; logits and values are cast back to float32 before sampling and the losses.
-* ``engine: batched``: the games are a batched tensor engine (:class:`train.batched.BatchedGames`)
+* ``engine: batched``: the games are a batched tensor engine
+(:class:`cauldron.train.batched.BatchedGames`)
   on ``device``, where every row steps at every step; rows where an opponent decides carry
   ``learner`` = 0. The network runs on the learner's rows alone, discounts apply only at the
   learner's decisions, and the policy and the critic train on those alone: the same returns as
@@ -65,16 +67,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents import Agent, make_agent
-from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
-from envs.core.devices import torch_device
-from train import belief, curriculum, diagnostics, runfolder, sequences, warm_start
-from train.batched import BatchedGames
-from train.bridge import SingleAgentBridge
-from train.config import TrainConfig
-from train.other_play import OtherPlay
-from train.runlog import RunLog
-from train.vector import VectorGames
+from cauldron.agents import Agent, make_agent
+from cauldron.agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
+from cauldron.envs.core.devices import torch_device
+from cauldron.train import belief, curriculum, diagnostics, runfolder, sequences, warm_start
+from cauldron.train.batched import BatchedGames
+from cauldron.train.bridge import SingleAgentBridge
+from cauldron.train.config import TrainConfig
+from cauldron.train.other_play import OtherPlay
+from cauldron.train.runlog import RunLog
+from cauldron.train.vector import VectorGames
 
 
 def sample(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -153,7 +155,7 @@ def evaluate(
     never shared): the team's win rate (cooperative) or its win rate against the baseline pool
     (competitive), counted as the evaluation harness counts a win (:func:`learner_won`), and
     the mean episode return."""
-    from agents import HEURISTICS
+    from cauldron.agents import HEURISTICS
 
     specs = ["random"] + [f"heuristic:{h}" for h in HEURISTICS.get(config.env, {})]
     pool = [lambda rng, s=s: make_agent(s, config.env, int(rng.integers(2**31))) for s in specs]
@@ -194,7 +196,7 @@ def belief_figures(
     believed: list[tuple[torch.Tensor, torch.Tensor]], hands: belief.HandLayout | None
 ) -> dict[str, float]:
     """``belief/*``: how well the belief head predicted over the last epoch's minibatches
-    (:func:`train.belief.figures`); nothing without a belief target or a decision."""
+    (:func:`cauldron.train.belief.figures`); nothing without a belief target or a decision."""
     if hands is None or not believed:
         return {}
     guessed, target = (torch.cat(parts) for parts in zip(*believed, strict=True))
@@ -225,8 +227,8 @@ def batched_state(
     other_play: OtherPlay | None,
 ) -> dict[str, Any]:
     """What a batched run saves beyond its network and optimizer to go on bit for bit: the
-    games (:meth:`train.batched.BatchedGames.state_dict`), the trainer's numpy generator and
-    its device's torch generator, the memories, and Other-Play's relabelings."""
+    games (:meth:`cauldron.train.batched.BatchedGames.state_dict`), the trainer's numpy generator
+    and its device's torch generator, the memories, and Other-Play's relabelings."""
     device = games.device
     return {
         "device": str(device),
@@ -913,7 +915,7 @@ def checkpoint_meta(config: TrainConfig, step: int) -> dict[str, Any]:
 
 def save_progress(run: Run, update: int, step: int) -> None:
     """After update ``update`` (from 0), at ``step``: evaluate, log, checkpoint the network,
-    and save everything a resumed run needs (:func:`train.runfolder.save_state`)."""
+    and save everything a resumed run needs (:func:`cauldron.train.runfolder.save_state`)."""
     config, learner = run.config, run.learner
     result = evaluate(
         lambda: TorchAgent(learner.net, "learner"),

@@ -1,16 +1,16 @@
 """The README's figures and their sources.
 
-    python -m train.readme_figures [--play [--quick]] [--readme README.md]
+    cauldron figures [--play [--quick]] [--readme README.md]
 
 The training table holds the rows of ``configs/results/benchmark.yaml`` (:data:`BENCHMARK`): each
 row is one training config's seeds (3 or more, one step budget) played by ``python -m
-eval.batched`` on the **test split** against the game's reference agents, on the same deals
+cauldron.eval.batched`` on the **test split** against the game's reference agents, on the same deals
 (``--play`` plays them into ``docs/results/test/<name>/``; ``--quick`` plays
 :data:`QUICK_GAMES` games a row into ``runs/results-quick/`` for a fast look). Each row gives the
-game's own measure (:data:`envs.registry.MEASURES`): every seed's paired difference, how many
-seeds hold on their own, and the seeds together (their mean outcome minus the reference's, deal
-by deal), whose 95% interval gives the verdict (:func:`eval.stats.verdict`: *yes* above 0, *no*
-below, otherwise *not sure* beside the smallest difference the games could detect). Progress
+game's own measure (:data:`cauldron.envs.registry.MEASURES`): every seed's paired difference, how
+many seeds hold on their own, and the seeds together (their mean outcome minus the reference's, deal
+by deal), whose 95% interval gives the verdict (:func:`cauldron.eval.stats.verdict`: *yes* above 0,
+*no* below, otherwise *not sure* beside the smallest difference the games could detect). Progress
 figures (stuns) stand beside it as diagnostics. ``--readme`` rewrites the README's ``training``
 block and the docs site's copy (:data:`DOC_PAGE`).
 
@@ -28,12 +28,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
-from envs.core.docs import update_file
-from envs.core.errors import ConfigError, run_command
-from eval import batched
-from eval.config import MAX_GAMES, parse_model, read_config_file
-from eval.stats import MIN_SEEDS
+from cauldron import envs
+from cauldron.envs.core.docs import update_file
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.eval import batched
+from cauldron.eval.config import MAX_GAMES, parse_model, read_config_file
+from cauldron.eval.stats import MIN_SEEDS
 
 BENCHMARK = Path("configs/results/benchmark.yaml")
 PUBLISHED = Path("docs/results/test")
@@ -66,7 +66,7 @@ class BenchmarkRow(BaseModel):
     games: int | None = Field(None, ge=1, le=MAX_GAMES, description="games (default: the file's)")
 
     def argv(self, games: int, out: Path) -> list[str]:
-        """The ``python -m eval.batched`` command line that plays this row on the test split."""
+        """The ``cauldron eval-batched`` command line that plays this row on the test split."""
         seeds = [f"torch:{path}" for path in self.seeds]
         cooperative = envs.spec(self.env).cooperative
         specs = [*self.against, *seeds] if cooperative else [*seeds, *self.against]
@@ -133,7 +133,7 @@ def deals(results: dict[str, Any]) -> str:
 
 
 def rendered(row: BenchmarkRow, results: dict[str, Any]) -> list[str]:
-    """The README lines of ``row`` from its ``eval.batched`` ``results.json``: one per
+    """The README lines of ``row`` from its ``cauldron.eval.batched`` ``results.json``: one per
     reference agent."""
     game = envs.spec(row.env)
     name = f"{row.env.rsplit('_v', 1)[0]} ({row.players}p)"
@@ -192,9 +192,7 @@ def table(root: Path = PUBLISHED, benchmark: Benchmark | None = None) -> str:
     for row in benchmark.rows:
         path = root / row.name / "results.json"
         if not path.is_file():
-            raise ConfigError(
-                f"{path} not found: play the row first (python -m train.readme_figures --play)"
-            )
+            raise ConfigError(f"{path} not found: play the row first (cauldron figures --play)")
         lines += rendered(row, json.loads(path.read_text()))
     return "\n".join(lines)
 
@@ -249,9 +247,7 @@ def unsourced(readme: str, root: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.readme_figures", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="cauldron figures", description=__doc__.splitlines()[0])
     parser.add_argument("--play", action="store_true", help="play every row on the test split")
     parser.add_argument(
         "--quick",

@@ -1,22 +1,22 @@
 """The results table of finished training runs: each trained agent beside the baselines.
 
-    python -m train.results runs/train/<run> [...] [--readme README.md] [--curves docs/training]
-    python -m train.results --across-seeds runs/train/<name>-seed0 runs/train/<name>-seed1 ...
-    python -m train.results --split test runs/train/<name>-seed0 ... [--games N] [--out DIR]
+    cauldron results runs/train/<run> [...] [--readme README.md] [--curves docs/training]
+    cauldron results --across-seeds runs/train/<name>-seed0 runs/train/<name>-seed1 ...
+    cauldron results --split test runs/train/<name>-seed0 ... [--games N] [--out DIR]
 
 ``--split dev`` (the default) reads each run's final evaluation (``evaluation/results.json``,
 played on the dev split), its ``metrics.csv`` (steps trained) and its config. Cooperative games
 compare team win rates (the trained policy in every seat, a random team, the best heuristic
 team, each with the game's own figure such as stuns as a diagnostic); competitive games give
 the trained seat's head-to-head win rate against random play and against the heuristic it
-fares worst against. The verdict is the one rule of every table (:func:`eval.stats.verdict`):
-the paired difference of the game's measure on the same deals (the trained team's win rate
-minus the best heuristic team's; the trained seat's won − lost) lies above 0 (*yes*), below 0
-(*no*) or neither (*not sure*). Wall-clock is from the run's ``config.yaml`` being written to
-its final checkpoint being written. ``--readme`` rewrites the README's ``training`` block;
-``--curves`` draws each run's learning curve there as ``<run name without -seed>.png``.
-``--across-seeds`` summarises finished runs of one config with different seeds instead
-(:func:`seed_table`; ``python -m train --seeds`` prints it after its runs), with each seed's
+fares worst against. The verdict is the one rule of every table
+(:func:`cauldron.eval.stats.verdict`): the paired difference of the game's measure on the same deals
+(the trained team's win rate minus the best heuristic team's; the trained seat's won − lost) lies
+above 0 (*yes*), below 0 (*no*) or neither (*not sure*). Wall-clock is from the run's
+``config.yaml`` being written to its final checkpoint being written. ``--readme`` rewrites the
+README's ``training`` block; ``--curves`` draws each run's learning curve there as ``<run name
+without -seed>.png``. ``--across-seeds`` summarises finished runs of one config with different seeds
+instead (:func:`seed_table`; ``cauldron train --seeds`` prints it after its runs), with each seed's
 steps and a warning when the seeds' budgets differ or fewer than :data:`MIN_SEEDS` are given.
 ``--split test`` plays the runs (seeds of one torch config) on the test split instead, as the
 README's rows (:func:`test_table`).
@@ -33,13 +33,13 @@ from typing import Any
 
 import yaml
 
-from envs.core.docs import update_file
-from envs.core.errors import ConfigError, run_command
-from eval import batched, splits
-from eval.harness import Lineup
-from eval.stats import MIN_SEEDS, bootstrap_mean_interval, verdict
-from train import readme_figures, runfolder
-from train.runlog import plot_learning_curve, read_metrics
+from cauldron.envs.core.docs import update_file
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.eval import batched, splits
+from cauldron.eval.harness import Lineup
+from cauldron.eval.stats import MIN_SEEDS, bootstrap_mean_interval, verdict
+from cauldron.train import readme_figures, runfolder
+from cauldron.train.runlog import plot_learning_curve, read_metrics
 
 FINALS = ("final.pt", "final.zip", "final_rllib")  # a finished run's checkpoint, by trainer
 COOPERATIVE = (
@@ -166,8 +166,9 @@ def cells(results: dict) -> list[str]:
     the trained one: cooperative, the trained, random and best heuristic teams, then the
     trained team's win rate minus the best heuristic team's on the same deals; competitive,
     the trained seat against random play and its hardest heuristic, then its won − lost
-    against that heuristic. The verdict is the paired difference's (:func:`eval.stats.verdict`),
-    and the last cell names the deals (the split and the games)."""
+    against that heuristic. The verdict is the paired difference's
+    (:func:`cauldron.eval.stats.verdict`), and the last cell names the deals (the split and the
+    games)."""
     rates = evaluation_rates(results)
     trained = results["config"]["agents"][0]
     heuristics = {k: v for k, v in rates.items() if k.startswith("heuristic:")}
@@ -277,7 +278,7 @@ def seed_table(folders: list[Path]) -> str:
         if measures and found.keys() != measures.keys():
             raise ConfigError(
                 f"{folder}'s final evaluation measured {sorted(found)}, {folders[0]}'s "
-                f"{sorted(measures)}: evaluate both again (python -m train --evaluate-only)"
+                f"{sorted(measures)}: evaluate both again (cauldron train --evaluate-only)"
             )
         for measure, value in found.items():
             measures.setdefault(measure, []).append(value)
@@ -332,9 +333,9 @@ def seed_measures(results: dict, rates: dict[str, dict]) -> dict[str, float]:
 
 def test_table(folders: list[Path], games: int, out: Path) -> str:
     """The runs (seeds of one torch config, :data:`MIN_SEEDS` or more) played on the test
-    split by ``python -m eval.batched`` into ``out/<name>/``, as the README's rows
-    (:mod:`train.readme_figures`): against the best heuristic team of their final evaluation
-    (cooperative), or against random play and every heuristic (competitive)."""
+    split by ``cauldron eval-batched`` into ``out/<name>/``, as the README's rows
+    (:mod:`cauldron.train.readme_figures`): against the best heuristic team of their final
+    evaluation (cooperative), or against random play and every heuristic (competitive)."""
     runs = [finished_run(folder) for folder in folders]
     config, results, rates, _ = runs[0]
     heuristics = sorted(k for k in rates if k.startswith("heuristic:"))
@@ -384,7 +385,7 @@ def main(argv: list[str] | None = None) -> str:
         "--split",
         default=splits.TRAINING_SPLIT,
         help="dev: the runs' final evaluations; test: play the runs (seeds of one torch config) "
-        "on the test split with eval.batched, as the README's rows",
+        "on the test split with cauldron.eval.batched, as the README's rows",
     )
     parser.add_argument("--games", type=int, default=5000, help="--split test: games per row")
     parser.add_argument(

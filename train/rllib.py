@@ -1,12 +1,13 @@
 """``trainer: rllib``: PPO through RLlib's new API stack, on the same single-agent bridge as the
-other trainers (:mod:`train.bridge`).
+other trainers (:mod:`cauldron.train.bridge`).
 
-* The games are :class:`train.bridge.SingleAgentBridge` (one shared policy for every seat of a
+* The games are :class:`cauldron.train.bridge.SingleAgentBridge` (one shared policy for every seat
+of a
   cooperative game; the learner's rotated seat against the ``opponents`` pool in a competitive
   one), seen by RLlib as ``{"observations", "action_mask"}`` dicts and played by RLlib's
   ``ActionMaskingTorchRLModule`` (illegal actions' logits pushed to the float minimum).
 * The network is ``hidden`` layers with tanh for the actor and, apart, for the critic, each with
-  one linear head: the layout of :class:`agents.torch_policy.PolicyNet`. So the weights are
+  one linear head: the layout of :class:`cauldron.agents.torch_policy.PolicyNet`. So the weights are
   exported, at every evaluation and at the end, as Cauldron torch checkpoints (tensors and plain
   data, read with ``weights_only=True``): ``checkpoints/step_N.pt`` and ``final.pt``.
 * ``final_rllib/`` is RLlib's own checkpoint of the algorithm (for RLlib tools). Restoring it
@@ -33,13 +34,13 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from agents import make_agent
-from agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
-from eval.executors import ray_session
-from train.bridge import SingleAgentBridge
-from train.config import RLLIB, TrainConfig
-from train.runlog import RunLog
-from train.vector import MAX_SNAPSHOTS
+from cauldron.agents import make_agent
+from cauldron.agents.torch_policy import PolicyNet, TorchAgent, save_checkpoint
+from cauldron.eval.executors import ray_session
+from cauldron.train.bridge import SingleAgentBridge
+from cauldron.train.config import RLLIB, TrainConfig
+from cauldron.train.runlog import RunLog
+from cauldron.train.vector import MAX_SNAPSHOTS
 
 POLICY = "cauldron_policy.pt"  # the export inside RLlib's checkpoint folder
 FINAL = "final_rllib"
@@ -69,7 +70,7 @@ class MaskedBridge(gym.Env):
 
     def add_snapshot(self, weights: dict[str, torch.Tensor], hidden: list[int]) -> None:
         """A frozen copy of the learner joins the opponent pool, replacing the oldest beyond
-        :data:`train.vector.MAX_SNAPSHOTS` (as in the PyTorch trainer)."""
+        :data:`cauldron.train.vector.MAX_SNAPSHOTS` (as in the PyTorch trainer)."""
         net = PolicyNet(self.bridge.observation_space.shape[0], self.action_space.n, hidden)
         net.load_state_dict(weights)
         net.eval()
@@ -226,9 +227,9 @@ def add_snapshot(algo: Any, net: PolicyNet, hidden: list[int]) -> None:
 
 
 def checkpoint_and_evaluate(algo: Any, config: TrainConfig, log: RunLog, step: int) -> None:
-    """Export ``checkpoints/step_<step>.pt`` and log its evaluation (:func:`train.ppo.evaluate`,
-    ``eval_games`` games against the baselines)."""
-    from train.ppo import evaluate
+    """Export ``checkpoints/step_<step>.pt`` and log its evaluation
+    (:func:`cauldron.train.ppo.evaluate`, ``eval_games`` games against the baselines)."""
+    from cauldron.train.ppo import evaluate
 
     net = export(algo, config, config.folder / "checkpoints" / f"step_{step}.pt", step)
     seed = config.seed + 10_000 + step

@@ -22,7 +22,7 @@ the folder (a second run into it stops at once; the lock goes when its process d
      ...the trainer's tensors (network, optimizer, random state, recent returns)}
 
   A batched run's state also holds its games, generators, memories, snapshot pool and PFSP
-  record (:func:`train.ppo.batched_state`): resumed, it ends as the run never stopped.
+  record (:func:`cauldron.train.ppo.batched_state`): resumed, it ends as the run never stopped.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.checkpoints import SB3_META
-from agents.torch_policy import load_weights, save_atomically
-from envs.core.errors import ConfigError
-from envs.core.folders import lock_folder, remove_stale_temporaries
-from eval.config import read_yaml_file
-from train.config import TrainConfig
+from cauldron.agents.checkpoints import SB3_META
+from cauldron.agents.torch_policy import load_weights, save_atomically
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.folders import lock_folder, remove_stale_temporaries
+from cauldron.eval.config import read_yaml_file
+from cauldron.train.config import TrainConfig
 
 STATE = "train_state.pt"
 FORMAT = "cauldron-train-state-v1"

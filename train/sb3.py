@@ -3,7 +3,7 @@
 The model is saved as ``final.zip`` with a ``final.zip.cauldron.json`` sidecar (env id, sizes,
 network, player count, options) from which the ``sb3:`` agent rebuilds the policy out of its
 weights alone. The train state for ``resume`` is saved as tensors and plain data
-(:mod:`train.runfolder`), and a resume builds a fresh MaskablePPO from the config and loads
+(:mod:`cauldron.train.runfolder`), and a resume builds a fresh MaskablePPO from the config and loads
 them: SB3's own loader unpickles whatever the zip holds, so nothing here calls it.
 
 ``warm_start`` clones the demonstrator into the policy before ``learn`` (the auxiliary
@@ -25,12 +25,12 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from agents.checkpoints import SB3_META
-from train import curriculum, runfolder, warm_start
-from train.bridge import SingleAgentBridge, shaping
-from train.config import TrainConfig
-from train.runlog import RunLog
-from train.vector import opponent_pool
+from cauldron.agents.checkpoints import SB3_META
+from cauldron.train import curriculum, runfolder, warm_start
+from cauldron.train.bridge import SingleAgentBridge, shaping
+from cauldron.train.config import TrainConfig
+from cauldron.train.runlog import RunLog
+from cauldron.train.vector import opponent_pool
 
 
 class _Progress(BaseCallback):
@@ -131,8 +131,8 @@ def save(model: MaskablePPO, config: TrainConfig, path: Path) -> Path:
 
 
 def save_state(model: MaskablePPO, config: TrainConfig, returns: list[float]) -> None:
-    """The train state (:mod:`train.runfolder`) from the model's tensors and counters: policy
-    and optimizer state, update count, recent returns. Never SB3's own pickle-based save."""
+    """The train state (:mod:`cauldron.train.runfolder`) from the model's tensors and counters:
+    policy and optimizer state, update count, recent returns. Never SB3's own pickle-based save."""
     runfolder.save_state(
         config,
         model.num_timesteps,
@@ -146,8 +146,8 @@ def save_state(model: MaskablePPO, config: TrainConfig, returns: list[float]) ->
 
 
 def evaluate_sb3(path: Path, config: TrainConfig, games: int) -> dict[str, float]:
-    from agents.checkpoints import load_sb3_agent
-    from train.ppo import evaluate
+    from cauldron.agents.checkpoints import load_sb3_agent
+    from cauldron.train.ppo import evaluate
 
     agent = load_sb3_agent(str(path), config.env)  # memoryless: one object serves every seat
     return evaluate(lambda: agent, config, games, seed=config.seed + 10_000)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import torch
 
-from agents.torch_policy import PolicyNet
+from cauldron.agents.torch_policy import PolicyNet
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
 """Ship a finished run: its final checkpoint into ``checkpoints/`` and an evaluation config that
 replays its final evaluation into ``configs/eval/trained/``.
 
-    python -m train.ship runs/train/headless_horseman_torch-seed0 [--name headless_horseman_torch]
+    cauldron ship runs/train/headless_horseman_torch-seed0 [--name headless_horseman_torch]
 
 The README's training rows are shipped this way, so a reader reproduces a row's evaluation
-without retraining: ``python -m eval configs/eval/trained/<name>.yaml`` plays the checkpoint beside
+without retraining: ``cauldron eval configs/eval/trained/<name>.yaml`` plays the checkpoint beside
 random play and every heuristic, on the same seeds (from 0) and options as the run's final
 evaluation. A PyTorch run ships ``final.pt`` as ``<name>.pt`` (a ``torch:`` agent); an SB3 run
 ships ``<name>.zip``, a model that ``MaskablePPO.load`` reads (the optimizer's state reset; the
@@ -24,13 +24,13 @@ import numpy as np
 import yaml
 from gymnasium import spaces
 
-from agents import HEURISTICS
-from agents.checkpoints import SB3_META
-from envs.core.errors import ConfigError, run_command
-from envs.core.folders import atomic_file
-from eval.config import parse_config
-from train.config import TrainConfig
-from train.config import parse_config as parse_config_train
+from cauldron.agents import HEURISTICS
+from cauldron.agents.checkpoints import SB3_META
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.envs.core.folders import atomic_file
+from cauldron.eval.config import parse_config
+from cauldron.train.config import TrainConfig
+from cauldron.train.config import parse_config as parse_config_train
 
 CHECKPOINTS = Path("checkpoints")
 CONFIGS = Path("configs/eval/trained")
@@ -74,7 +74,7 @@ def ship(run: Path, name: str, root: Path = Path(".")) -> tuple[Path, Path]:
     header = (
         f"# The final evaluation of {run.name} "
         f"({config['env']}, {config['num_players']} players),\n"
-        f"# replayed from the shipped checkpoint: python -m eval {CONFIGS / name}.yaml\n"
+        f"# replayed from the shipped checkpoint: cauldron eval {CONFIGS / name}.yaml\n"
     )
     target = root / CONFIGS / f"{name}.yaml"
     target.write_text(header + yaml.safe_dump(evaluation, sort_keys=False))
@@ -96,8 +96,8 @@ def ship_sb3(source: Path, target: Path, config: TrainConfig) -> None:
     copy ``source``'s sidecar. The ``sb3:`` agent reads only its ``policy.pth``."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.torch_policy import load_weights
-    from train.sb3 import build_model
+    from cauldron.agents.torch_policy import load_weights
+    from cauldron.train.sb3 import build_model
 
     meta = json.loads(source.with_name(source.name + SB3_META).read_text())
     with zipfile.ZipFile(source) as archive:
@@ -115,9 +115,7 @@ def ship_sb3(source: Path, target: Path, config: TrainConfig) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.ship", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="cauldron ship", description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a finished run folder (runs/train/<name>)")
     parser.add_argument("--name", help="file stem (default: the run's config stem, no seed)")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Many training games stepped in lockstep, in this process or split across worker processes.
 
-:class:`VectorGames` holds ``config.num_envs`` :class:`~train.bridge.SingleAgentBridge` games and
-presents them as shared ``torch`` tensors, one row per game (``n`` games)::
+:class:`VectorGames` holds ``config.num_envs`` :class:`~cauldron.train.bridge.SingleAgentBridge`
+games and presents them as shared ``torch`` tensors, one row per game (``n`` games)::
 
     obs     (n, obs_size)     float32   the acting seat's observation
     mask    (n, num_actions)  float32   its legal actions (1 legal, 0 not)
@@ -30,10 +30,10 @@ import numpy as np
 import torch
 import torch.multiprocessing as mp
 
-from agents import make_agent
-from agents.torch_policy import PolicyNet, TorchAgent
-from train.bridge import SingleAgentBridge, shaping
-from train.config import TrainConfig
+from cauldron.agents import make_agent
+from cauldron.agents.torch_policy import PolicyNet, TorchAgent
+from cauldron.train.bridge import SingleAgentBridge, shaping
+from cauldron.train.config import TrainConfig
 
 MAX_SNAPSHOTS = 5
 

@@ -8,13 +8,13 @@ for a centralized critic, else the observation) and the discounted return from t
 learner's rewards, shaping included, discounted by ``gamma`` per decision). Observations are
 stored sparse (a Hocus Pocus observation has about 5% non-zeros).
 
-:func:`clone` trains a :class:`~agents.torch_policy.PolicyNet` on them: cross-entropy of the
-masked logits against the demonstrator's actions and, with ``warm_start.critic``, half the squared
-error of the value against the return (weighted by ``vf_coef``). A feed-forward net learns from
-shuffled single decisions. A recurrent net learns from whole *streams*, one seat's decisions in
+:func:`clone` trains a :class:`~cauldron.agents.torch_policy.PolicyNet` on them: cross-entropy of
+the masked logits against the demonstrator's actions and, with ``warm_start.critic``, half the
+squared error of the value against the return (weighted by ``vf_coef``). A feed-forward net learns
+from shuffled single decisions. A recurrent net learns from whole *streams*, one seat's decisions in
 one game in order, its memory starting at zeros as in play, the gradient flowing back through
-the whole game (:func:`train.sequences.unroll`); a batch holds about ``batch_size`` decisions'
-worth of streams. :func:`clone_sb3` does the same for MaskablePPO through its policy's
+the whole game (:func:`cauldron.train.sequences.unroll`); a batch holds about ``batch_size``
+decisions' worth of streams. :func:`clone_sb3` does the same for MaskablePPO through its policy's
 ``evaluate_actions``. :func:`cloning_loss` is the auxiliary term the PyTorch trainer adds to
 PPO's loss with weight :func:`bc_weight`: on random records, or for a recurrent net on windows
 of ``seq_len`` consecutive decisions of a stream (:meth:`Demonstrations.windows`), each started
@@ -33,12 +33,12 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents import Agent, make_agent
-from agents.torch_policy import PolicyNet
-from train import curriculum, sequences
-from train.bridge import SingleAgentBridge, shaping
-from train.config import TrainConfig
-from train.vector import opponent_pool
+from cauldron.agents import Agent, make_agent
+from cauldron.agents.torch_policy import PolicyNet
+from cauldron.train import curriculum, sequences
+from cauldron.train.bridge import SingleAgentBridge, shaping
+from cauldron.train.config import TrainConfig
+from cauldron.train.vector import opponent_pool
 
 SEED_OFFSET = 20_000  # demonstration games' seeds: apart from training (seed + i) and evaluation
 

@@ -1,13 +1,13 @@
 """Batched Headless Horseman heuristics: observation and mask tensors in, one action per game out.
 
 :class:`BatchedFocal`, :class:`BatchedHighest` and :class:`BatchedSafe` pick the action
-``agents.headless_horseman.heuristic``'s ``HeadlessHorsemanHeuristic``, ``HighestHeuristic`` and
-``SafeHeuristic`` pick on the same observation (``tests/test_headless_horseman_batched.py``).
-The reference players take the minimum of a key tuple over the legal cards in id order; here each
-key becomes one number (its parts weighted so that an earlier part always outweighs the later
-ones) and the first maximum wins, the same card. Random play is the shared
-``agents.batched.BatchedRandom``; ``HEURISTICS`` is what ``agents.batched.make_batched_agent``
-looks up.
+``cauldron.agents.headless_horseman.heuristic``'s ``HeadlessHorsemanHeuristic``,
+``HighestHeuristic`` and ``SafeHeuristic`` pick on the same observation
+(``tests/test_headless_horseman_batched.py``). The reference players take the minimum of a key tuple
+over the legal cards in id order; here each key becomes one number (its parts weighted so that an
+earlier part always outweighs the later ones) and the first maximum wins, the same card. Random play
+is the shared ``cauldron.agents.batched.BatchedRandom``; ``HEURISTICS`` is what
+``cauldron.agents.batched.make_batched_agent`` looks up.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from typing import Any
 
 import torch
 
-from agents.headless_horseman.heuristic import (
+from cauldron.agents.headless_horseman.heuristic import (
     BOARD,
     LAYOUT,
     MATCH_BONUS,
     RIDE_COST,
     landing_value,
 )
-from envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman import components as C
 
 
 class BatchedFocal:

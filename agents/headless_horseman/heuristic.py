@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.layout import Layout
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
-from envs.headless_horseman.encoding import OBSERVATION_FIELDS
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.encoding import OBSERVATION_FIELDS
 
 LAYOUT = Layout(OBSERVATION_FIELDS)
 BOARD = C.BOARD

@@ -1,10 +1,10 @@
 """Batched Hexenflug baselines: observation and mask tensors in, one action per game out.
 
 :class:`BatchedHexenflugHeuristic` picks, row by row, the action that
-``agents.hexenflug.heuristic.HexenflugHeuristic`` picks on the same observation and mask (the
-reference breaks ties by the first legal action in id order, and so does every ``argmax`` /
-``argmin`` here). Random play is :class:`agents.batched.BatchedRandom`. Built as
-``cls(num_players, device, generator)`` (see :mod:`agents.batched`).
+``cauldron.agents.hexenflug.heuristic.HexenflugHeuristic`` picks on the same observation and mask
+(the reference breaks ties by the first legal action in id order, and so does every ``argmax`` /
+``argmin`` here). Random play is :class:`cauldron.agents.batched.BatchedRandom`. Built as
+``cls(num_players, device, generator)`` (see :mod:`cauldron.agents.batched`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import torch
 
-from agents.hexenflug.heuristic import FULL_BOOKS, FULL_EXAM, LAYOUT, MAX_BOOKS
-from envs.hexenflug import actions as A
-from envs.hexenflug import components as C
-from envs.hexenflug.phases import Phase
+from cauldron.agents.hexenflug.heuristic import FULL_BOOKS, FULL_EXAM, LAYOUT, MAX_BOOKS
+from cauldron.envs.hexenflug import actions as A
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.phases import Phase
 
 N, K, V, P = C.NUM_CARDS, C.NUM_COLOURS, C.MAX_VALUE, C.MAX_PLAYERS
 BIG = 10_000

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.layout import Layout
-from envs.hexenflug import actions as A
-from envs.hexenflug import components as C
-from envs.hexenflug.encoding import OBSERVATION_FIELDS
-from envs.hexenflug.phases import Phase
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.hexenflug import actions as A
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.encoding import OBSERVATION_FIELDS
+from cauldron.envs.hexenflug.phases import Phase
 
 LAYOUT = Layout(OBSERVATION_FIELDS)
 CARDS = np.arange(C.NUM_CARDS)

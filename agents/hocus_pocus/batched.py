@@ -1,16 +1,17 @@
 """Batched Hocus Pocus baselines: observation and mask tensors in, one action per game out.
 
 ``HEURISTICS`` lists every one: :class:`BatchedGreedy` (below),
-:class:`agents.hocus_pocus.planner_batched.BatchedPlanner` and
-:class:`agents.hocus_pocus.consensus_batched.BatchedConsensus`.
+:class:`cauldron.agents.hocus_pocus.planner_batched.BatchedPlanner` and
+:class:`cauldron.agents.hocus_pocus.consensus_batched.BatchedConsensus`.
 
 :class:`BatchedGreedy` picks, row by row, the action that
-``agents.hocus_pocus.heuristic.HocusPocusHeuristic`` (``heuristic:greedy``) picks on the same
-observation and mask: the same target attribute, question, play values (in float64, summed in
+``cauldron.agents.hocus_pocus.heuristic.HocusPocusHeuristic`` (``heuristic:greedy``) picks on the
+same observation and mask: the same target attribute, question, play values (in float64, summed in
 the same order), trick, Circle of Salt and discard choices, with ties going to the first legal
 action in id order as the reference's ``max`` / ``min`` / stable sort do. Random play is
-:class:`agents.batched.BatchedRandom`. Built as ``cls(num_players, device, generator)`` (see
-:mod:`agents.batched`).
+:class:`cauldron.agents.batched.BatchedRandom`. Built as ``cls(num_players, device, generator)``
+(see
+:mod:`cauldron.agents.batched`).
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from typing import Any
 
 import torch
 
-from agents.hocus_pocus.batched_play import best_play
-from agents.hocus_pocus.cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
-from agents.hocus_pocus.consensus_batched import BatchedConsensus
-from agents.hocus_pocus.planner_batched import BatchedPlanner
-from envs.core.batched_ops import any_along
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.phases import Phase
+from cauldron.agents.hocus_pocus.batched_play import best_play
+from cauldron.agents.hocus_pocus.cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
+from cauldron.agents.hocus_pocus.consensus_batched import BatchedConsensus
+from cauldron.agents.hocus_pocus.planner_batched import BatchedPlanner
+from cauldron.envs.core.batched_ops import any_along
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.phases import Phase
 
 N, SPACES = C.NUM_CARDS, C.NUM_SPACES
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from envs.core.batched_ops import any_along
-from envs.hocus_pocus import actions as A
+from cauldron.envs.core.batched_ops import any_along
+from cauldron.envs.hocus_pocus import actions as A
 
 
 def best_play(mask: torch.Tensor, value: torch.Tensor) -> torch.Tensor:

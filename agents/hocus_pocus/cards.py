@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.layout import Layout
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import OBSERVATION_FIELDS
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.encoding import OBSERVATION_FIELDS
 
 LAYOUT = Layout(OBSERVATION_FIELDS)
 CARDS = np.arange(C.NUM_CARDS)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.hocus_pocus.cards import HAS, IS_SPELL_BOOK, LAYOUT, TOP_HAS, top_cards
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus.phases import Phase
+from cauldron.agents.hocus_pocus.cards import HAS, IS_SPELL_BOOK, LAYOUT, TOP_HAS, top_cards
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus.phases import Phase
 
 
 def public_scores(observation: np.ndarray) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""``heuristic:consensus`` for B observations at once (see :mod:`agents.hocus_pocus.consensus`).
+"""``heuristic:consensus`` for B observations at once (see
+:mod:`cauldron.agents.hocus_pocus.consensus`).
 
 Every rating is a small integer count plus fixed fractions, computed in float64 in the
 reference's order, so each row gets the reference's action (ties to the first legal action in id
@@ -11,12 +12,12 @@ from typing import Any
 
 import torch
 
-from agents.hocus_pocus.batched_play import best_play
-from agents.hocus_pocus.cards import COLOUR, HAS, IS_SPELL_BOOK, KIND, LAYOUT, TOP_HAS
-from envs.core.batched_ops import any_along
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.phases import Phase
+from cauldron.agents.hocus_pocus.batched_play import best_play
+from cauldron.agents.hocus_pocus.cards import COLOUR, HAS, IS_SPELL_BOOK, KIND, LAYOUT, TOP_HAS
+from cauldron.envs.core.batched_ops import any_along
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.phases import Phase
 
 N, SPACES, SEATS = C.NUM_CARDS, C.NUM_SPACES, C.MAX_PLAYERS
 

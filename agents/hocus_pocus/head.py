@@ -1,4 +1,4 @@
-"""The factored action head of Hocus Pocus for :class:`agents.torch_policy.PolicyNet`.
+"""The factored action head of Hocus Pocus for :class:`cauldron.agents.torch_policy.PolicyNet`.
 
 A flat head learns each of the 250 "play card k on space s" actions (index ``10 + 5k + s``) as
 its own output row, so "the card must match the top" and "this play makes more tops share a
@@ -21,7 +21,7 @@ card k's attributes, whether it is in hand, how many tops share its colour and i
 many spaces it fits and the most tops one play of it could make share an attribute
 (``CHOICE_FEATURES``), plus the trunk's attribute preference times k's attributes. Every other
 action keeps a flat output row. Card and board tables assume the default components, as the
-heuristics do (:mod:`agents.hocus_pocus.cards`).
+heuristics do (:mod:`cauldron.agents.hocus_pocus.cards`).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from agents.hocus_pocus.cards import HAS, IS_SPELL_BOOK, LAYOUT
-from envs.core.errors import ConfigError
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
+from cauldron.agents.hocus_pocus.cards import HAS, IS_SPELL_BOOK, LAYOUT
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
 
 K, S = C.NUM_CARDS, C.NUM_SPACES
 CARD_FEATURES = 12  # colour 5, type 5, Spell Book, Binx

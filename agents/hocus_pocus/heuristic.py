@@ -1,6 +1,6 @@
 """Hocus Pocus heuristics, each reading only its observation and mask: ``greedy`` (below),
-``planner`` (:mod:`agents.hocus_pocus.planner`) and ``consensus``
-(:mod:`agents.hocus_pocus.consensus`), listed in ``HEURISTICS``.
+``planner`` (:mod:`cauldron.agents.hocus_pocus.planner`) and ``consensus``
+(:mod:`cauldron.agents.hocus_pocus.consensus`), listed in ``HEURISTICS``.
 
 ``greedy`` picks a *target* attribute (one colour or one type) that the team can most likely bring
 to all five tops: tops already showing it count double, own cards count once, and every "yes"
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.hocus_pocus.cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
-from agents.hocus_pocus.consensus import ConsensusHeuristic
-from agents.hocus_pocus.planner import PlannerHeuristic
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.phases import Phase
+from cauldron.agents.hocus_pocus.cards import ATTRIBUTES, CAULDRON_SPELLS, IS_SPELL_BOOK, LAYOUT
+from cauldron.agents.hocus_pocus.consensus import ConsensusHeuristic
+from cauldron.agents.hocus_pocus.planner import PlannerHeuristic
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.phases import Phase
 
 
 class HocusPocusHeuristic:

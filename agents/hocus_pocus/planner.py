@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.hocus_pocus.cards import (
+from cauldron.agents.hocus_pocus.cards import (
     CAULDRON_SPELLS,
     COLOUR,
     HAS,
@@ -36,9 +36,9 @@ from agents.hocus_pocus.cards import (
     TOP_HAS,
     top_cards,
 )
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.phases import Phase
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.phases import Phase
 
 GRID = 2.0**20  # chances are rounded to multiples of 1 / GRID, so their sums are exact
 NO_WEIGHT = 0.3  # a partner's "no" may be old: its hand has changed since

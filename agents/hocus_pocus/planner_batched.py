@@ -1,4 +1,5 @@
-"""``heuristic:planner`` for B observations at once (see :mod:`agents.hocus_pocus.planner`).
+"""``heuristic:planner`` for B observations at once (see
+:mod:`cauldron.agents.hocus_pocus.planner`).
 
 The same functions over ``[B, ...]`` tensors in float64, every sum in the reference's order, so
 that each row gets the reference's action (ties to the first legal action in id order). A play's
@@ -15,8 +16,8 @@ from typing import Any
 
 import torch
 
-from agents.hocus_pocus.batched_play import best_play
-from agents.hocus_pocus.cards import (
+from cauldron.agents.hocus_pocus.batched_play import best_play
+from cauldron.agents.hocus_pocus.cards import (
     CAULDRON_SPELLS,
     COLOUR,
     HAS,
@@ -26,11 +27,11 @@ from agents.hocus_pocus.cards import (
     LAYOUT,
     TOP_HAS,
 )
-from agents.hocus_pocus.planner import COVER_WEIGHT, GRID, NO_WEIGHT, PARTNER_WEIGHT
-from envs.core.batched_ops import any_along
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.phases import Phase
+from cauldron.agents.hocus_pocus.planner import COVER_WEIGHT, GRID, NO_WEIGHT, PARTNER_WEIGHT
+from cauldron.envs.core.batched_ops import any_along
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.phases import Phase
 
 N, SPACES, SEATS = C.NUM_CARDS, C.NUM_SPACES, C.MAX_PLAYERS
 
@@ -111,7 +112,7 @@ class BatchedPlanner:
         return torch.where(any_along(tops > 0, 2), tops.argmax(2), empty)
 
     def holdings(self, obs: torch.Tensor) -> torch.Tensor:
-        """``[B, 6, 50]``: :func:`agents.hocus_pocus.planner.holdings` per row."""
+        """``[B, 6, 50]``: :func:`cauldron.agents.hocus_pocus.planner.holdings` per row."""
         rows = len(obs)
         n = obs[:, LAYOUT["num_players"]].argmax(1) + 2
         hand = obs[:, LAYOUT["hand"]] > 0
@@ -151,14 +152,14 @@ class BatchedPlanner:
 
     @staticmethod
     def live_values(hold: torch.Tensor) -> torch.Tensor:
-        """``[B, 50]``: :func:`agents.hocus_pocus.planner.live_values` per row."""
+        """``[B, 50]``: :func:`cauldron.agents.hocus_pocus.planner.live_values` per row."""
         free = torch.ones_like(hold[:, 0])
         for seat in range(1, SEATS):
             free = free * (1.0 - hold[:, seat])
         return torch.where(hold[:, 0] > 0, 1.0, PARTNER_WEIGHT * (1.0 - free))
 
     def plan_values(self, tops: torch.Tensor, terms: torch.Tensor) -> torch.Tensor:
-        """``[B, 10]``: :func:`agents.hocus_pocus.planner.plan_values` per row, from the
+        """``[B, 10]``: :func:`cauldron.agents.hocus_pocus.planner.plan_values` per row, from the
         key-card values ``terms`` ``[B, 5, 10, 10]``."""
         shown = self.top_has[tops].double()
         parts = shown + COVER_WEIGHT * (1.0 - shown) * terms.amax(3)

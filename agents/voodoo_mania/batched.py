@@ -1,10 +1,10 @@
 """Batched Voodoo Mania baselines: observation and mask tensors in, one action per game out.
 
 Each policy picks, row by row, the action its reference agent in
-``agents.voodoo_mania.heuristic`` picks on the same observation and mask (ties go to the first
-candidate in slot and side order there, and to the first maximum of every ``argmax`` here).
-Random play is :class:`agents.batched.BatchedRandom`. Built as ``cls(num_players, device,
-generator)`` (see :mod:`agents.batched`).
+``cauldron.agents.voodoo_mania.heuristic`` picks on the same observation and mask (ties go to the
+first candidate in slot and side order there, and to the first maximum of every ``argmax`` here).
+Random play is :class:`cauldron.agents.batched.BatchedRandom`. Built as ``cls(num_players, device,
+generator)`` (see :mod:`cauldron.agents.batched`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 import torch
 from torch.nn.functional import one_hot
 
-from agents.voodoo_mania.heuristic import LAYOUT, deck_answers
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.encoding import SIDE
+from cauldron.agents.voodoo_mania.heuristic import LAYOUT, deck_answers
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.encoding import SIDE
 
 Q, H = C.NUM_PAIRS, C.HAND_SIZE
 

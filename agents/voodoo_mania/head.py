@@ -1,11 +1,11 @@
-"""The factored action head of Voodoo Mania for :class:`agents.torch_policy.PolicyNet`.
+"""The factored action head of Voodoo Mania for :class:`cauldron.agents.torch_policy.PolicyNet`.
 
 Whatever the play, the pair it leaves wanted is the one its side misses (a normal play lays a
 side showing the wanted pair, so the new wanted pair is the one that side misses; a Voodoo! lays
 a side missing the wanted pair, which stays wanted). Whether the player's own hand can answer that
 pair again is a match between two cards' 25 pairs, which a flat head must learn for every pair of
 hand slots: a clone of ``heuristic:chain`` with a flat head makes chain's choice between several
-normal plays only about 3 times in 5 (:mod:`eval.voodoo_mania.disagreement`).
+normal plays only about 3 times in 5 (:mod:`cauldron.eval.voodoo_mania.disagreement`).
 
 Here one small network, shared by the six "play slot k, side s" actions (index ``1 + 2k + s``),
 scores a play from the trunk's hidden vector (through one linear layer) and ``PLAY_FEATURES``:
@@ -26,11 +26,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from agents.voodoo_mania.batched import answers
-from agents.voodoo_mania.heuristic import LAYOUT, deck_answers
-from envs.core.errors import ConfigError
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
+from cauldron.agents.voodoo_mania.batched import answers
+from cauldron.agents.voodoo_mania.heuristic import LAYOUT, deck_answers
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
 
 Q = C.NUM_PAIRS
 H = C.HAND_SIZE

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.layout import Layout
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.encoding import OBSERVATION_FIELDS, SIDE
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.encoding import OBSERVATION_FIELDS, SIDE
 
 LAYOUT = Layout(OBSERVATION_FIELDS)
 Q = C.NUM_PAIRS

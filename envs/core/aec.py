@@ -3,9 +3,9 @@
 It maps seats to agent names (``player_0`` …), keeps rewards, terminations and infos, builds the
 ``{"observation", "action_mask"}`` dicts, rejects illegal actions (or turns them into a penalty, by
 option), truncates a game after ``max_steps`` agent-steps and renders through the game's text
-renderer. A game plugs in three independent pieces: its :class:`~envs.core.rules.Rules`, its
-encoder (a :class:`~envs.core.encoding.FlatEncoder`) and its text renderer; only this layer puts
-them together.
+renderer. A game plugs in three independent pieces: its :class:`~cauldron.envs.core.rules.Rules`,
+its encoder (a :class:`~cauldron.envs.core.encoding.FlatEncoder`) and its text renderer; only this
+layer puts them together.
 
 Illegal actions with ``illegal_action="penalty"`` end the game for everybody. In a competitive
 game the offender gets ``illegal_reward`` and the others 0; in a cooperative game the whole team
@@ -22,11 +22,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from envs.core.actions import as_action
-from envs.core.encoding import FlatEncoder
-from envs.core.errors import ConfigError, IllegalActionError
-from envs.core.options import CommonOptions, parse_options
-from envs.core.svg import rasterize
+from cauldron.envs.core.actions import as_action
+from cauldron.envs.core.encoding import FlatEncoder
+from cauldron.envs.core.errors import ConfigError, IllegalActionError
+from cauldron.envs.core.options import CommonOptions, parse_options
+from cauldron.envs.core.svg import rasterize
 
 
 class CauldronAECEnv(AECEnv):
@@ -34,7 +34,7 @@ class CauldronAECEnv(AECEnv):
 
     ``rules_class(num_players, options)`` builds the game's rules; ``encoder_class(rules)`` its
     observation and state encoder; ``render_table(rules, state, seat)`` draws the table as text
-    and ``svg_table(rules, state, seat)`` as SVG (:mod:`envs.core.svg`; the render modes
+    and ``svg_table(rules, state, seat)`` as SVG (:mod:`cauldron.envs.core.svg`; the render modes
     ``svg`` and ``rgb_array`` where ``metadata["render_modes"]`` lists them);
     ``options_class`` is a dataclass deriving from :class:`CommonOptions`; ``player_range`` is the
     inclusive allowed player count.
@@ -201,7 +201,7 @@ class CauldronAECEnv(AECEnv):
 
 
 def _is_cooperative(env_id: str) -> bool:
-    from envs.registry import REGISTRY
+    from cauldron.envs.registry import REGISTRY
 
     return REGISTRY[env_id].cooperative
 

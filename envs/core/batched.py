@@ -44,9 +44,9 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import torch
 
-from envs.core.devices import torch_device
-from envs.core.errors import ConfigError, IllegalActionError
-from envs.core.options import CommonOptions
+from cauldron.envs.core.devices import torch_device
+from cauldron.envs.core.errors import ConfigError, IllegalActionError
+from cauldron.envs.core.options import CommonOptions
 
 S = TypeVar("S")
 

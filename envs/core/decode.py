@@ -1,6 +1,6 @@
 """The observation decoder: every game's vectors as named fields.
 
-    import envs
+    from cauldron import envs
     envs.layout("hocus_pocus_v1")            # the Layout: fields (name, size, meaning), slices
     fields = envs.decode("hocus_pocus_v1", obs["observation"])   # {"phase": array([...]), ...}
     batch = envs.decode("hocus_pocus_v1", observations)   # [B, size]: {"phase": [B, 12], ...}
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.errors import ConfigError
-from envs.core.layout import Layout
-from envs.registry import make, spec
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.registry import make, spec
 
 KINDS = ("observation", "state")
 
@@ -33,7 +33,7 @@ def _layout(env_id: str, kind: str, num_players: int | None, options: tuple) -> 
 def layout(
     env_id: str, kind: str = "observation", num_players: int | None = None, **options: Any
 ) -> Layout:
-    """The :class:`~envs.core.layout.Layout` of ``env_id``'s observation (or ``state()``)
+    """The :class:`~cauldron.envs.core.layout.Layout` of ``env_id``'s observation (or ``state()``)
     vector at ``num_players`` with ``options``: ``fields`` (name, size, meaning in order),
     ``slices`` (name -> slice), ``size``."""
     spec(env_id)  # a clear error for an unknown id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.core.errors import ConfigError
+from cauldron.envs.core.errors import ConfigError
 
 if TYPE_CHECKING:
     import torch

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from envs.core.layout import Field, Layout
-from envs.core.options import options_table
+from cauldron.envs.core.layout import Field, Layout
+from cauldron.envs.core.options import options_table
 
 BLOCK = re.compile(r"(<!-- BEGIN (\w+) -->\n)(.*?)(<!-- END \2 -->)", re.S)
 

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from envs.core.layout import Field, Layout
+from cauldron.envs.core.layout import Field, Layout
 
 
 class FlatEncoder:

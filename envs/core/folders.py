@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from envs.core.errors import ConfigError
+from cauldron.envs.core.errors import ConfigError
 
 _TEMPORARY = re.compile(r"\..+\.([0-9]{1,10})\.tmp", re.ASCII)  # .<name>.<pid>.tmp
 

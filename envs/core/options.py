@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from envs.core.errors import ConfigError
+from cauldron.envs.core.errors import ConfigError
 
 T = TypeVar("T")
 # The magnitude a whole-number or a number option may have: far beyond any game's use, far from

@@ -1,7 +1,7 @@
 """The Parallel environment every simultaneous Cauldron game shares.
 
-Simultaneous rules offer, besides the :class:`~envs.core.rules.Rules` methods used by the AEC
-environment (where seats choose one after another and nobody sees a choice made earlier in the
+Simultaneous rules offer, besides the :class:`~cauldron.envs.core.rules.Rules` methods used by the
+AEC environment (where seats choose one after another and nobody sees a choice made earlier in the
 same step), ``choosing_seats(state)``, ``legal_mask_for(state, seat)`` and
 ``apply_joint(state, actions)``, which resolves one simultaneous step of every choosing seat.
 """
@@ -14,9 +14,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from envs.core.actions import as_action
-from envs.core.aec import CauldronAECEnv, penalty_info, penalty_rewards
-from envs.core.errors import IllegalActionError
+from cauldron.envs.core.actions import as_action
+from cauldron.envs.core.aec import CauldronAECEnv, penalty_info, penalty_rewards
+from cauldron.envs.core.errors import IllegalActionError
 
 
 class CauldronParallelEnv(ParallelEnv):

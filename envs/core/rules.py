@@ -15,7 +15,7 @@ import numpy as np
 
 
 class Rules(Protocol):
-    """What :class:`envs.core.aec.CauldronAECEnv` needs from a game."""
+    """What :class:`cauldron.envs.core.aec.CauldronAECEnv` needs from a game."""
 
     num_players: int
     num_actions: int

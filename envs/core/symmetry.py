@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.errors import ConfigError
-from envs.core.layout import Layout
-from envs.registry import spec
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.registry import spec
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,10 @@ class Symmetry:
 def symmetries(
     env_id: str, num_players: int, options: Mapping[str, Any] | None = None
 ) -> list[Symmetry]:
-    """The game's relabelings, the identity first. Raises envs.core.errors.ConfigError naming the
-    field 'other_play' (e.g. "other_play: voodoo_mania_v1 has no symmetries: ...") for a game or
-    options without any. ``num_players`` and ``options`` are checked as by ``envs.make``."""
+    """The game's relabelings, the identity first. Raises cauldron.envs.core.errors.ConfigError
+    naming the field 'other_play' (e.g. "other_play: voodoo_mania_v1 has no symmetries: ...") for a
+    game or options without any. ``num_players`` and ``options`` are checked as by
+    ``cauldron.envs.make``."""
     game = spec(env_id)
     if not game.cooperative:
         raise ConfigError(

@@ -1,5 +1,5 @@
 """What each seat may see: the one rule behind every view of a game (the web viewer, ``python -m
-eval.replay --seat``, ``python -m eval.play``).
+cauldron.eval.replay --seat``, ``cauldron play``).
 
 A seat's view of a game at a step is its private table (``render_for``, with the public event
 log), every seat's figures and what it saw of the action just taken. The table is the game's

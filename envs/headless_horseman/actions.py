@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman import components as C
 
 PLAY = 0  # 0–29: play card k from hand
 PLAY_TOP = C.NUM_CARDS  # 30: play the top card of the draw pile (Less Strategy seats only)

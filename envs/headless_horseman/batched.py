@@ -26,12 +26,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.core.batched import randint, shuffled_decks, uniform
-from envs.core.batched_ops import as_float, record_choice
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
-from envs.headless_horseman.phases import Phase
-from envs.headless_horseman.rules import HeadlessHorsemanRules, State
+from cauldron.envs.core.batched import randint, shuffled_decks, uniform
+from cauldron.envs.core.batched_ops import as_float, record_choice
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.phases import Phase
+from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules, State
 
 HAND_SLOTS = C.HAND_SIZE  # a hand never holds more: only a one-card hand draws, at most 3
 ROW_SLOTS = C.NUM_TOPS + C.MAX_PLAYERS  # at most one card per top before the matching round
@@ -156,7 +156,7 @@ def landing_passes(board: C.Board) -> int:
 
 class BatchedHeadlessHorseman:
     """The rules of one reference ``HeadlessHorsemanRules`` (player count, options, board) for
-    B games at once; follows :class:`envs.core.batched.BatchedGame`."""
+    B games at once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
 
     cooperative = True
     num_actions = A.NUM_ACTIONS

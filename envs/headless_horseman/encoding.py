@@ -1,6 +1,6 @@
 """Observation and state encodings of ``headless_horseman_v1``.
 
-Flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout` (shown in
+Flat ``float32`` vectors in [0, 1] laid out by :class:`~cauldron.envs.core.layout.Layout` (shown in
 RULES.md). Seats in an observation are relative to the observer; in ``state()`` absolute. Tables are
 padded to 4 seats. Counts are divided by their maximum.
 """
@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.encoding import FlatEncoder
-from envs.core.layout import Field, Layout
-from envs.headless_horseman import components as C
+from cauldron.envs.core.encoding import FlatEncoder
+from cauldron.envs.core.layout import Field, Layout
+from cauldron.envs.headless_horseman import components as C
 
 if TYPE_CHECKING:
-    from envs.headless_horseman.rules import State
+    from cauldron.envs.headless_horseman.rules import State
 
 P = C.MAX_PLAYERS
 N = C.NUM_CARDS

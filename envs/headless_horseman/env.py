@@ -16,13 +16,13 @@ from typing import Any
 
 from pettingzoo.utils import wrappers
 
-from envs.core.aec import CauldronAECEnv
-from envs.core.parallel import CauldronParallelEnv
-from envs.headless_horseman.encoding import Encoder
-from envs.headless_horseman.options import HeadlessHorsemanOptions
-from envs.headless_horseman.render import render_table
-from envs.headless_horseman.rules import HeadlessHorsemanRules
-from envs.headless_horseman.svg import svg_table
+from cauldron.envs.core.aec import CauldronAECEnv
+from cauldron.envs.core.parallel import CauldronParallelEnv
+from cauldron.envs.headless_horseman.encoding import Encoder
+from cauldron.envs.headless_horseman.options import HeadlessHorsemanOptions
+from cauldron.envs.headless_horseman.render import render_table
+from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules
+from cauldron.envs.headless_horseman.svg import svg_table
 
 NAME = "headless_horseman_v1"
 
@@ -57,5 +57,5 @@ class parallel_env(CauldronParallelEnv):  # noqa: N801 (PettingZoo naming)
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
-    """The wrapped AEC environment (order enforcing), as ``envs.make(NAME)``."""
+    """The wrapped AEC environment (order enforcing), as ``cauldron.envs.make(NAME)``."""
     return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))

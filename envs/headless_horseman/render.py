@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.core.views import Secret
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
+from cauldron.envs.core.views import Secret
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
 
 if TYPE_CHECKING:
-    from envs.headless_horseman.rules import HeadlessHorsemanRules, State
+    from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules, State
 
 
 def _cards(cards) -> str:

@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.deck import shuffled
-from envs.core.errors import ConfigError
-from envs.core.rules import SimultaneousRules
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
-from envs.headless_horseman.options import HeadlessHorsemanOptions
-from envs.headless_horseman.phases import Phase
+from cauldron.envs.core.deck import shuffled
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.rules import SimultaneousRules
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.options import HeadlessHorsemanOptions
+from cauldron.envs.headless_horseman.phases import Phase
 
 TOP = [C.top_of(c) for c in range(C.NUM_CARDS)]
 BOTTOM = [C.bottom_of(c) for c in range(C.NUM_CARDS)]

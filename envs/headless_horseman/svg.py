@@ -1,7 +1,7 @@
 """The Headless Horseman table drawn as SVG (``render_mode="svg"`` and ``"rgb_array"``).
 
-The same table as the text :func:`~envs.headless_horseman.render.render_table`, under the same
-rule of what a seat sees: the track with its spaces, Ichabod and the Horseman; the Scare tokens
+The same table as the text :func:`~cauldron.envs.headless_horseman.render.render_table`, under the
+same rule of what a seat sees: the track with its spaces, Ichabod and the Horseman; the Scare tokens
 (face up in the order flipped, the others face down, their order unknown); the row; the piles'
 sizes; every seat's hand, face up for the whole table (``seat`` None) and for its own seat, else
 face down; every seat's choice in this play round, face down to the other seats until the row is
@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from envs.core.svg import (
+from cauldron.envs.core.svg import (
     BACK,
     CARD_H,
     CARD_W,
@@ -30,13 +30,13 @@ from envs.core.svg import (
     seat_label,
     seat_name,
 )
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
-from envs.headless_horseman.phases import Phase
-from envs.headless_horseman.render import event_text
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.phases import Phase
+from cauldron.envs.headless_horseman.render import event_text
 
 if TYPE_CHECKING:
-    from envs.headless_horseman.rules import HeadlessHorsemanRules, State
+    from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules, State
 
 LIGHT = "#f4efe0"  # text on the table
 PANEL = "#24492d"  # a seat's panel

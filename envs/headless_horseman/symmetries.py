@@ -15,12 +15,12 @@ from itertools import permutations
 
 import numpy as np
 
-from envs.core.layout import Layout
-from envs.core.symmetry import Symmetry, frozen, gather
-from envs.headless_horseman import actions as A
-from envs.headless_horseman import components as C
-from envs.headless_horseman.encoding import OBSERVATION_FIELDS
-from envs.headless_horseman.options import HeadlessHorsemanOptions
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.core.symmetry import Symmetry, frozen, gather
+from cauldron.envs.headless_horseman import actions as A
+from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.encoding import OBSERVATION_FIELDS
+from cauldron.envs.headless_horseman.options import HeadlessHorsemanOptions
 
 OBSERVATION = Layout(OBSERVATION_FIELDS)
 PUMPKINS = sorted(C.PUMPKINS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envs.hexenflug import components as C
+from cauldron.envs.hexenflug import components as C
 
 TAKE = 0  # 0–74: take card k from the display into the layout
 DRAW = C.NUM_CARDS  # 75

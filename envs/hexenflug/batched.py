@@ -25,13 +25,13 @@ from dataclasses import dataclass, fields
 import numpy as np
 import torch
 
-from envs.core.batched import chance_rows, shuffled_decks, uniform
-from envs.core.layout import Layout
-from envs.hexenflug import actions as A
-from envs.hexenflug import components as C
-from envs.hexenflug.encoding import OBSERVATION_FIELDS, STATE_FIELDS, max_score
-from envs.hexenflug.phases import Phase
-from envs.hexenflug.rules import HexenflugRules, State
+from cauldron.envs.core.batched import chance_rows, shuffled_decks, uniform
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.hexenflug import actions as A
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.encoding import OBSERVATION_FIELDS, STATE_FIELDS, max_score
+from cauldron.envs.hexenflug.phases import Phase
+from cauldron.envs.hexenflug.rules import HexenflugRules, State
 
 N = C.NUM_CARDS  # 75 card ids
 K = C.NUM_COLOURS  # 5 colours
@@ -69,8 +69,8 @@ class BatchedState:
 
 
 class BatchedHexenflug:
-    """The :class:`~envs.core.batched.BatchedGame` of Hexenflug for one player count and set of
-    options (those of the reference ``rules``)."""
+    """The :class:`~cauldron.envs.core.batched.BatchedGame` of Hexenflug for one player count and
+    set of options (those of the reference ``rules``)."""
 
     num_actions = A.NUM_ACTIONS
     cooperative = False
@@ -595,7 +595,7 @@ def from_reference(states: list[State], device: torch.device | str) -> BatchedSt
 
 
 def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
-    """Game ``row`` as a reference :class:`~envs.hexenflug.rules.State` drawing chance from
+    """Game ``row`` as a reference :class:`~cauldron.envs.hexenflug.rules.State` drawing chance from
     ``rng`` (unordered collections listed by card id; an empty log)."""
     r = {f.name: getattr(state, f.name)[row].cpu() for f in fields(state)}
     colour = torch.arange(N) // V
@@ -634,5 +634,6 @@ def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> Sta
 
 
 def batched_game(reference_env, device: torch.device) -> BatchedHexenflug:
-    """The engine for ``envs.make_batched``: same player count and options as the reference."""
+    """The engine for ``cauldron.envs.make_batched``: same player count and options as the
+    reference."""
     return BatchedHexenflug(reference_env.rules, device)

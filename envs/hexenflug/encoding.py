@@ -1,6 +1,6 @@
 """Observation and state encodings of ``hexenflug_v1``.
 
-Flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout` (shown in
+Flat ``float32`` vectors in [0, 1] laid out by :class:`~cauldron.envs.core.layout.Layout` (shown in
 RULES.md). Seats in an observation are relative to the observer (0 = self, 1 = left, ...); in
 ``state()`` they are absolute. Tables are padded to 5 seats. Counts are divided by their maximum.
 Every card enters and leaves a hand in public (landing, a kept crash card, examinations, black-cat
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.encoding import FlatEncoder
-from envs.core.layout import Field, Layout
-from envs.hexenflug import components as C
+from cauldron.envs.core.encoding import FlatEncoder
+from cauldron.envs.core.layout import Field, Layout
+from cauldron.envs.hexenflug import components as C
 
 if TYPE_CHECKING:
-    from envs.hexenflug.rules import State
+    from cauldron.envs.hexenflug.rules import State
 
 P = C.MAX_PLAYERS
 N = C.NUM_CARDS

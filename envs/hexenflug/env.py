@@ -16,12 +16,12 @@ from typing import Any
 
 from pettingzoo.utils import wrappers
 
-from envs.core.aec import CauldronAECEnv
-from envs.hexenflug.encoding import Encoder
-from envs.hexenflug.options import HexenflugOptions
-from envs.hexenflug.render import render_table
-from envs.hexenflug.rules import HexenflugRules
-from envs.hexenflug.svg import svg_table
+from cauldron.envs.core.aec import CauldronAECEnv
+from cauldron.envs.hexenflug.encoding import Encoder
+from cauldron.envs.hexenflug.options import HexenflugOptions
+from cauldron.envs.hexenflug.render import render_table
+from cauldron.envs.hexenflug.rules import HexenflugRules
+from cauldron.envs.hexenflug.svg import svg_table
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
@@ -42,5 +42,5 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
-    """The wrapped AEC environment (order enforcing), as ``envs.make("hexenflug_v1")``."""
+    """The wrapped AEC environment (order enforcing), as ``cauldron.envs.make("hexenflug_v1")``."""
     return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.hexenflug import components as C
+from cauldron.envs.hexenflug import components as C
 
 if TYPE_CHECKING:
-    from envs.hexenflug.rules import HexenflugRules, State
+    from cauldron.envs.hexenflug.rules import HexenflugRules, State
 
 
 def _cards(cards: list[int]) -> str:

@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.deck import shuffled
-from envs.core.errors import ConfigError
-from envs.core.rules import PhasedRules
-from envs.hexenflug import actions as A
-from envs.hexenflug import components as C
-from envs.hexenflug.options import HexenflugOptions
-from envs.hexenflug.phases import Phase
+from cauldron.envs.core.deck import shuffled
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.rules import PhasedRules
+from cauldron.envs.hexenflug import actions as A
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.options import HexenflugOptions
+from cauldron.envs.hexenflug.phases import Phase
 
 VALUE = [C.value_of(c) for c in range(C.NUM_CARDS)]
 COLOUR = [C.colour_of(c) for c in range(C.NUM_CARDS)]

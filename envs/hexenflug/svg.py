@@ -1,7 +1,7 @@
 """Hexenflug drawn as SVG (``render_mode="svg"`` and ``"rgb_array"``), kept apart from the rules.
 
-The picture holds what :func:`envs.hexenflug.render.render_table` writes: the draw pile (face
-down, with its size), the discard pile's top card, the drawn card, the Spellbooks left, the
+The picture holds what :func:`cauldron.envs.hexenflug.render.render_table` writes: the draw pile
+(face down, with its size), the discard pile's top card, the drawn card, the Spellbooks left, the
 general display, and per seat its score, Spellbooks, layout rows and hand (every hand is public),
 the last events, a legend and, once the game is over, the result. Only the draw pile's order is
 hidden, and it is never drawn, so a seat's view differs from the whole table only in marking
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.core.svg import (
+from cauldron.envs.core.svg import (
     BACK,
     CARD_H,
     CARD_W,
@@ -33,13 +33,13 @@ from envs.core.svg import (
     seat_label,
     seat_name,
 )
-from envs.hexenflug import actions as A
-from envs.hexenflug import components as C
-from envs.hexenflug.phases import Phase
-from envs.hexenflug.render import event_text
+from cauldron.envs.hexenflug import actions as A
+from cauldron.envs.hexenflug import components as C
+from cauldron.envs.hexenflug.phases import Phase
+from cauldron.envs.hexenflug.render import event_text
 
 if TYPE_CHECKING:
-    from envs.hexenflug.rules import HexenflugRules, State
+    from cauldron.envs.hexenflug.rules import HexenflugRules, State
 
 FACE = ("#2b2b2b", "#3f9e4d", "#ee8a22", "#e77fb3", "#f2f2ee")  # black green orange pink white
 ON_FACE = (PAPER, PAPER, INK, INK, INK)  # legible text on each face

@@ -1,5 +1,5 @@
 """Hocus Pocus: The Game (``hocus_pocus_v1``): cooperative, hidden hands, one question per turn."""
 
-from envs.hocus_pocus.env import env, raw_env
+from cauldron.envs.hocus_pocus.env import env, raw_env
 
 __all__ = ["env", "raw_env"]

@@ -5,7 +5,7 @@ Seats in actions are offsets clockwise from the acting player (0 = self, 1 = the
 
 from __future__ import annotations
 
-from envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus import components as C
 
 ASK = 0  # 0–4: ask about colour c; 5–9: ask about type t
 PLAY = 10  # 10 + card * 5 + space

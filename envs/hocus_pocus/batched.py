@@ -36,13 +36,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.core.batched import chance_rows, put_rows, take_rows, uniform
-from envs.core.batched_ops import all_along, any_along, inverse_permutation
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import Encoder
-from envs.hocus_pocus.phases import Phase
-from envs.hocus_pocus.rules import (
+from cauldron.envs.core.batched import chance_rows, put_rows, take_rows, uniform
+from cauldron.envs.core.batched_ops import all_along, any_along, inverse_permutation
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus.phases import Phase
+from cauldron.envs.hocus_pocus.rules import (
     AFTER_EMPTY_HAND,
     AFTER_FAILED_PLAY,
     AFTER_SPELL_BOOK,
@@ -168,7 +168,7 @@ def _float32_sums(weight: float, most: int, accumulate_in_float32: bool) -> list
 
 class BatchedHocusPocus:
     """The rules of one reference ``HocusPocusRules`` (player count and options) for B games
-    at once; follows :class:`envs.core.batched.BatchedGame`."""
+    at once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
 
     cooperative = True
     num_actions = A.NUM_ACTIONS
@@ -1258,5 +1258,6 @@ def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> Sta
 
 
 def batched_game(reference_env: Any, device: torch.device) -> BatchedHocusPocus:
-    """The engine for ``envs.make_batched``: same player count and options as the reference."""
+    """The engine for ``cauldron.envs.make_batched``: same player count and options as the
+    reference."""
     return BatchedHocusPocus(reference_env.rules, device)

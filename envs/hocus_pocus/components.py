@@ -2,7 +2,7 @@
 
 Cards are numbered ``0..49``: ``card = (colour * 5 + type) * 2 + copy``. Colours and types are
 numbered in the orders below. Which cards carry an icon, the board and the spell deck are options
-(see :class:`~envs.hocus_pocus.options.HocusPocusOptions`) whose defaults live here.
+(see :class:`~cauldron.envs.hocus_pocus.options.HocusPocusOptions`) whose defaults live here.
 """
 
 from __future__ import annotations

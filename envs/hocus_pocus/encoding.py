@@ -1,8 +1,8 @@
 """Observation and state encodings of ``hocus_pocus_v1``.
 
-Both are flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout`s (shown
-in RULES.md). Seats in an observation are relative to the observer (0 = self, 1 = left, ...); in
-``state()`` they are absolute. Every table is padded to 6 seats so one network serves every
+Both are flat ``float32`` vectors in [0, 1] laid out by :class:`~cauldron.envs.core.layout.Layout`s
+(shown in RULES.md). Seats in an observation are relative to the observer (0 = self, 1 = left, ...);
+in ``state()`` they are absolute. Every table is padded to 6 seats so one network serves every
 player count. Counts are divided by their largest possible value.
 """
 
@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.encoding import FlatEncoder
-from envs.core.layout import Field, Layout
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.phases import Phase
+from cauldron.envs.core.encoding import FlatEncoder
+from cauldron.envs.core.layout import Field, Layout
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.phases import Phase
 
 if TYPE_CHECKING:
-    from envs.hocus_pocus.rules import HocusPocusRules, State
+    from cauldron.envs.hocus_pocus.rules import HocusPocusRules, State
 
 P = C.MAX_PLAYERS
 N = C.NUM_CARDS

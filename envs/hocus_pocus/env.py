@@ -16,12 +16,12 @@ from typing import Any
 
 from pettingzoo.utils import wrappers
 
-from envs.core.aec import CauldronAECEnv
-from envs.hocus_pocus.encoding import Encoder
-from envs.hocus_pocus.options import HocusPocusOptions
-from envs.hocus_pocus.render import render_table
-from envs.hocus_pocus.rules import HocusPocusRules
-from envs.hocus_pocus.svg import svg_table
+from cauldron.envs.core.aec import CauldronAECEnv
+from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus.options import HocusPocusOptions
+from cauldron.envs.hocus_pocus.render import render_table
+from cauldron.envs.hocus_pocus.rules import HocusPocusRules
+from cauldron.envs.hocus_pocus.svg import svg_table
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
@@ -42,5 +42,6 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
-    """The wrapped AEC environment (order enforcing), as ``envs.make("hocus_pocus_v1")``."""
+    """The wrapped AEC environment (order enforcing), as
+    ``cauldron.envs.make("hocus_pocus_v1")``."""
     return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.core.options import CommonOptions, option
-from envs.hocus_pocus import components as C
+from cauldron.envs.core.options import CommonOptions, option
+from cauldron.envs.hocus_pocus import components as C
 
 
 @dataclass(frozen=True)

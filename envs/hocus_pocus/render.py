@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.core.views import Secret
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.phases import Phase
+from cauldron.envs.core.views import Secret
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.phases import Phase
 
 if TYPE_CHECKING:
-    from envs.hocus_pocus.rules import HocusPocusRules, State
+    from cauldron.envs.hocus_pocus.rules import HocusPocusRules, State
 
 QUESTIONS = [f"{c}?" for c in C.COLOURS] + [f"{t}?" for t in C.TYPES]
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.deck import draw, shuffled
-from envs.core.errors import ConfigError
-from envs.core.rules import PhasedRules
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.options import HocusPocusOptions
-from envs.hocus_pocus.phases import Phase
+from cauldron.envs.core.deck import draw, shuffled
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.rules import PhasedRules
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.options import HocusPocusOptions
+from cauldron.envs.hocus_pocus.phases import Phase
 
 # Why a Spell was revealed: a Spell Book card, a failed play, or a failed play with an empty hand.
 AFTER_SPELL_BOOK, AFTER_FAILED_PLAY, AFTER_EMPTY_HAND = 0, 1, 2

@@ -1,8 +1,8 @@
 """Hocus Pocus drawn as SVG (``render_mode="svg"`` / ``"rgb_array"``), kept apart from the rules.
 
-The picture shows what :func:`envs.hocus_pocus.render.render_table` shows, with the same rule for
-hidden cards: a seat sees its own hand and the Binx holder's face up, every other hand face down
-(as many backs as cards). From the top: the result banner once the game is over, the phase and
+The picture shows what :func:`cauldron.envs.hocus_pocus.render.render_table` shows, with the same
+rule for hidden cards: a seat sees its own hand and the Binx holder's face up, every other hand face
+down (as many backs as cards). From the top: the result banner once the game is over, the phase and
 who acts, the Sun track with the stunned witch, the Spell (being resolved, or the last one), the
 four Trick tokens, the five Cauldron spaces (top card and height; an empty space shows its printed
 colour and type), the Ingredient deck and discard pile, one row per seat (the seat to act
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.core.svg import (
+from cauldron.envs.core.svg import (
     BACK,
     CARD_H,
     CARD_W,
@@ -36,13 +36,13 @@ from envs.core.svg import (
     seat_label,
     seat_name,
 )
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.phases import Phase
-from envs.hocus_pocus.render import event_text
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.phases import Phase
+from cauldron.envs.hocus_pocus.render import event_text
 
 if TYPE_CHECKING:
-    from envs.hocus_pocus.rules import HocusPocusRules, State
+    from cauldron.envs.hocus_pocus.rules import HocusPocusRules, State
 
 WIDTH = 1000  # the picture's width without its margin
 COLOUR_FILLS = ("#e8862a", "#8e5cc4", "#e3c22b", "#4a9e4f", "#3f7fd0")  # C.COLOURS' order

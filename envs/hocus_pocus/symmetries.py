@@ -22,13 +22,13 @@ from itertools import permutations
 
 import numpy as np
 
-from envs.core.errors import ConfigError
-from envs.core.layout import Field, Layout
-from envs.core.symmetry import Symmetry, frozen, gather, inverse
-from envs.hocus_pocus import actions as A
-from envs.hocus_pocus import components as C
-from envs.hocus_pocus.encoding import OBSERVATION_FIELDS
-from envs.hocus_pocus.options import HocusPocusOptions
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.layout import Field, Layout
+from cauldron.envs.core.symmetry import Symmetry, frozen, gather, inverse
+from cauldron.envs.hocus_pocus import actions as A
+from cauldron.envs.hocus_pocus import components as C
+from cauldron.envs.hocus_pocus.encoding import OBSERVATION_FIELDS
+from cauldron.envs.hocus_pocus.options import HocusPocusOptions
 
 CARD_FIELDS = (
     "binx_hand",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania import components as C
 
 WAIT = 0
 PLAY = 1  # 1–6: play hand slot k with side s up: 1 + 2k + s

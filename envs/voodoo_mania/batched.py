@@ -36,12 +36,12 @@ import numpy as np
 import torch
 from torch.nn.functional import one_hot, pad
 
-from envs.core.batched import chance_rows, randint, shuffled_decks, uniform
-from envs.core.batched_ops import record_choice
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.phases import Phase
-from envs.voodoo_mania.rules import State, VoodooManiaRules
+from cauldron.envs.core.batched import chance_rows, randint, shuffled_decks, uniform
+from cauldron.envs.core.batched_ops import record_choice
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.phases import Phase
+from cauldron.envs.voodoo_mania.rules import State, VoodooManiaRules
 
 N = C.NUM_CARDS
 NONE = N  # no card: an empty hand slot or ring slot
@@ -197,7 +197,7 @@ def _one_hot(index: torch.Tensor, size: int) -> torch.Tensor:
 
 class BatchedVoodooMania:
     """The rules of one reference ``VoodooManiaRules`` (player count, options) for B games at
-    once; follows :class:`envs.core.batched.BatchedGame`."""
+    once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
 
     cooperative = False
     num_actions = A.NUM_ACTIONS

@@ -2,8 +2,9 @@
 
 A *pair* is an (ingredient, colour) combination numbered ``ingredient * 5 + colour``. Each of the
 91 cards has two sides; a side shows four pairs (each ingredient once, each colour once) and
-misses one pair. The deck is generated once by :mod:`envs.voodoo_mania.make_deck` and shipped as
-``deck.json``, one line per card: ``[[missing, [colour of ingredient 0..4, or -1]], <side 1>]``.
+misses one pair. The deck is generated once by :mod:`cauldron.envs.voodoo_mania.make_deck` and
+shipped as ``deck.json``, one line per card: ``[[missing, [colour of ingredient 0..4, or -1]], <side
+1>]``.
 """
 
 from __future__ import annotations

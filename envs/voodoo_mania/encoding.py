@@ -1,6 +1,6 @@
 """Observation and state encodings of ``voodoo_mania_v1``.
 
-Flat ``float32`` vectors in [0, 1] laid out by :class:`~envs.core.layout.Layout` (shown in
+Flat ``float32`` vectors in [0, 1] laid out by :class:`~cauldron.envs.core.layout.Layout` (shown in
 RULES.md). Seats in an observation are relative to the observer; in ``state()`` absolute; tables
 padded to 6 seats. Counts are divided by their true bounds for the player count: an own pile can
 hold at most every card dealt to the players (the Voodoo pile always keeps its top card), n · deal
@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.encoding import FlatEncoder
-from envs.core.layout import Field, Layout
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
+from cauldron.envs.core.encoding import FlatEncoder
+from cauldron.envs.core.layout import Field, Layout
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
 
 if TYPE_CHECKING:
-    from envs.voodoo_mania.rules import State, VoodooManiaRules
+    from cauldron.envs.voodoo_mania.rules import State, VoodooManiaRules
 
 P = C.MAX_PLAYERS
 Q = C.NUM_PAIRS

@@ -16,13 +16,13 @@ from typing import Any
 
 from pettingzoo.utils import wrappers
 
-from envs.core.aec import CauldronAECEnv
-from envs.core.parallel import CauldronParallelEnv
-from envs.voodoo_mania.encoding import Encoder
-from envs.voodoo_mania.options import VoodooManiaOptions
-from envs.voodoo_mania.render import render_table
-from envs.voodoo_mania.rules import VoodooManiaRules
-from envs.voodoo_mania.svg import svg_table
+from cauldron.envs.core.aec import CauldronAECEnv
+from cauldron.envs.core.parallel import CauldronParallelEnv
+from cauldron.envs.voodoo_mania.encoding import Encoder
+from cauldron.envs.voodoo_mania.options import VoodooManiaOptions
+from cauldron.envs.voodoo_mania.render import render_table
+from cauldron.envs.voodoo_mania.rules import VoodooManiaRules
+from cauldron.envs.voodoo_mania.svg import svg_table
 
 NAME = "voodoo_mania_v1"
 
@@ -56,5 +56,5 @@ class parallel_env(CauldronParallelEnv):  # noqa: N801 (PettingZoo naming)
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
-    """The wrapped AEC environment (order enforcing), as ``envs.make(NAME)``."""
+    """The wrapped AEC environment (order enforcing), as ``cauldron.envs.make(NAME)``."""
     return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))

@@ -1,6 +1,6 @@
 """Generate the 91-card deck once (components.md) and write ``deck.json``.
 
-    python -m envs.voodoo_mania.make_deck   # writes the shipped file; the seed is fixed
+    python -m cauldron.envs.voodoo_mania.make_deck   # writes the shipped file; the seed is fixed
 
 Procedure: the 182 sides miss the 25 pairs in balance (18 pairs on 7 sides, 7 pairs on 8 sides,
 the 7 drawn at random); the sides are shuffled into 91 cards whose two sides miss different pairs;
@@ -13,13 +13,13 @@ import json
 
 import numpy as np
 
-from envs.voodoo_mania.components import DECK_FILE, NUM_CARDS, NUM_PAIRS
+from cauldron.envs.voodoo_mania.components import DECK_FILE, NUM_CARDS, NUM_PAIRS
 
 SEED = 20130101
 
 
 def generate(seed: int = SEED) -> list:
-    """The deck as JSON-ready lists (see :mod:`envs.voodoo_mania.components`)."""
+    """The deck as JSON-ready lists (see :mod:`cauldron.envs.voodoo_mania.components`)."""
     rng = np.random.default_rng(seed)
     heavy = set(rng.choice(NUM_PAIRS, 7, replace=False).tolist())
     missing = [p for p in range(NUM_PAIRS) for _ in range(8 if p in heavy else 7)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.core.options import CommonOptions, option
+from cauldron.envs.core.options import CommonOptions, option
 
 
 @dataclass(frozen=True)

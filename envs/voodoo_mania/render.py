@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.core.views import Secret
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.actions import side_name
+from cauldron.envs.core.views import Secret
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.actions import side_name
 
 if TYPE_CHECKING:
-    from envs.voodoo_mania.rules import State, VoodooManiaRules
+    from cauldron.envs.voodoo_mania.rules import State, VoodooManiaRules
 
 
 def side_text(rules: VoodooManiaRules, card: int, side: int) -> str:

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.errors import ConfigError
-from envs.core.rules import SimultaneousRules
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.options import VoodooManiaOptions
-from envs.voodoo_mania.phases import Phase
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.rules import SimultaneousRules
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.options import VoodooManiaOptions
+from cauldron.envs.voodoo_mania.phases import Phase
 
 NORMAL, VOODOO = 0, 1
 

@@ -1,8 +1,8 @@
 """Voodoo Mania drawn as SVG (``render_mode="svg"`` and ``"rgb_array"``), kept apart from the rules.
 
-The picture holds what :func:`envs.voodoo_mania.render.render_table` writes: the round, tick and
-Voodoo pile (its size and the visible side of its top card), the wanted pair, and per seat its
-points, cards held, own pile and hand, the last events, a legend and, once the game is over, the
+The picture holds what :func:`cauldron.envs.voodoo_mania.render.render_table` writes: the round,
+tick and Voodoo pile (its size and the visible side of its top card), the wanted pair, and per seat
+its points, cards held, own pile and hand, the last events, a legend and, once the game is over, the
 result. A card is drawn with both faces side by side; a face has one row per ingredient, filled
 in the colour it shows, and the missing pair as a dashed row in the missing colour (the
 ingredient it lacks, named "no ..."). The hidden-information rule is the text view's: a seat sees
@@ -18,14 +18,24 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from envs.core.svg import BACK, HIGHLIGHT, INK, PAPER, Drawing, plain, plural, seat_label, seat_name
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.phases import Phase
-from envs.voodoo_mania.render import event_text, side_text
+from cauldron.envs.core.svg import (
+    BACK,
+    HIGHLIGHT,
+    INK,
+    PAPER,
+    Drawing,
+    plain,
+    plural,
+    seat_label,
+    seat_name,
+)
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.phases import Phase
+from cauldron.envs.voodoo_mania.render import event_text, side_text
 
 if TYPE_CHECKING:
-    from envs.voodoo_mania.rules import State, VoodooManiaRules
+    from cauldron.envs.voodoo_mania.rules import State, VoodooManiaRules
 
 COLOUR = ("#d23c3c", "#f0c419", "#3a9d4a", "#3b73c9", "#8a4fbf")  # red yellow green blue purple
 ON_COLOUR = (PAPER, INK, PAPER, PAPER, PAPER)  # legible text on each colour

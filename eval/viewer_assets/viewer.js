@@ -1,4 +1,4 @@
-// Cauldron game viewer: draws the frames that python -m eval.viewer embedded in this page.
+// Cauldron game viewer: draws the frames that cauldron viewer embedded in this page.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);

@@ -1,6 +1,6 @@
 """Where a Voodoo Mania player departs from the chain heuristic, decision by decision.
 
-python -m eval.voodoo_mania.disagreement torch:checkpoints/voodoo_mania_torch.pt [--games 50]
+cauldron voodoo-disagreement torch:checkpoints/voodoo_mania_torch.pt [--games 50]
 
 The player plays two-player games against ``heuristic:chain`` (its seat alternating game by
 game, deals from ``--seed`` on). At each of its decisions chain is asked what it would do in the
@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm import tqdm
 
-import envs
-from agents import make_agent
-from agents.voodoo_mania.heuristic import LAYOUT, ChainVoodoo
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from eval.stats import wilson_interval
+from cauldron import envs
+from cauldron.agents import make_agent
+from cauldron.agents.voodoo_mania.heuristic import LAYOUT, ChainVoodoo
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.eval.stats import wilson_interval
 
 ENV_ID = "voodoo_mania_v1"
 KINDS = (

@@ -1,7 +1,7 @@
 """What knowing the opponent's hand is worth in two-player Voodoo Mania, against the chain
 heuristic.
 
-python -m eval.voodoo_mania.information [--games 4096] [--seed 1000]   # the table in RULES.md
+cauldron voodoo-information [--games 4096] [--seed 1000]   # the table in RULES.md
 
 Each player is ``heuristic:chain`` with one change: among the normal plays with chain's most
 follow-ups in its own hand, it breaks the tie by what it knows of the opponent's hand; every
@@ -27,14 +27,14 @@ import argparse
 import torch
 from tqdm import tqdm
 
-import envs
-from agents.voodoo_mania.batched import BatchedChain, answers, follow_ups
-from agents.voodoo_mania.heuristic import LAYOUT, deck_answers
-from envs.core.layout import Layout
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania import components as C
-from envs.voodoo_mania.encoding import SIDE, STATE_FIELDS
-from eval.stats import bootstrap_mean_interval, wilson_interval
+from cauldron import envs
+from cauldron.agents.voodoo_mania.batched import BatchedChain, answers, follow_ups
+from cauldron.agents.voodoo_mania.heuristic import LAYOUT, deck_answers
+from cauldron.envs.core.layout import Layout
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.encoding import SIDE, STATE_FIELDS
+from cauldron.eval.stats import bootstrap_mean_interval, wilson_interval
 
 ENV_ID = "voodoo_mania_v1"
 Q, H = C.NUM_PAIRS, C.HAND_SIZE

@@ -1,6 +1,6 @@
 """How often players play at once, and how rounds end, in Voodoo Mania's tick model.
 
-python -m eval.voodoo_mania.tick_stats [--games 100]   # the table in RULES.md
+cauldron voodoo-ticks [--games 100]   # the table in RULES.md
 
 Every seat of a game is played by one kind of agent (anything with ``act(observation, mask)``),
 all choosing from the same table each tick as in the Parallel env. A tick is *contested* when two
@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.random_agent import RandomAgent
-from agents.voodoo_mania.heuristic import ChainVoodoo, FastVoodoo
-from envs.voodoo_mania import actions as A
-from envs.voodoo_mania.encoding import Encoder
-from envs.voodoo_mania.options import VoodooManiaOptions
-from envs.voodoo_mania.rules import VoodooManiaRules
+from cauldron.agents.random_agent import RandomAgent
+from cauldron.agents.voodoo_mania.heuristic import ChainVoodoo, FastVoodoo
+from cauldron.envs.voodoo_mania import actions as A
+from cauldron.envs.voodoo_mania.encoding import Encoder
+from cauldron.envs.voodoo_mania.options import VoodooManiaOptions
+from cauldron.envs.voodoo_mania.rules import VoodooManiaRules
 
 
 @dataclass

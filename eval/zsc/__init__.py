@@ -1,12 +1,12 @@
 """Cooperative-AI protocol: self-play vs cross-play and ad-hoc teamwork of k training seeds.
 
-    python -m eval.zsc configs/eval/hocus_pocus_zsc.yaml [--quick] [--games N] [--workers N]
+    cauldron zsc configs/eval/hocus_pocus_zsc.yaml [--quick] [--games N] [--workers N]
                                                          [--checkpoints CKPT CKPT CKPT ...]
 
 Each seed of the train config is a trained agent (a given checkpoint, its finished run, or
-trained now with the config's step budget: :mod:`eval.zsc.runs`). Before any work the command
-prints an estimate of the whole run's time and how it was made. Every lineup below plays the
-same seeded deals, seats rotating with the seed (:mod:`eval.harness`):
+trained now with the config's step budget: :mod:`cauldron.eval.zsc.runs`). Before any work the
+command prints an estimate of the whole run's time and how it was made. Every lineup below plays the
+same seeded deals, seats rotating with the seed (:mod:`cauldron.eval.harness`):
 
 * **self-play**: seed i in every seat;
 * **cross-play**: seeds i and j (i ≠ j) share the table half and half: i in ⌈N/2⌉ seats, j in
@@ -17,12 +17,12 @@ same seeded deals, seats rotating with the seed (:mod:`eval.harness`):
 
 The team score (``measure``: the game's own figure such as stuns, or the win rate) is compared
 as the cross-play mean over the self-play mean (and their difference), with 95% intervals from
-a two-stage paired bootstrap (:func:`eval.stats.bootstrap_ratio_interval`: seeds or pairs, then
-deals). ``out`` receives ``report.md``, ``results.json`` (every game and the provenance),
+a two-stage paired bootstrap (:func:`cauldron.eval.stats.bootstrap_ratio_interval`: seeds or pairs,
+then deals). ``out`` receives ``report.md``, ``results.json`` (every game and the provenance),
 ``crossplay.png`` and ``adhoc.png``. The report warns when the seeds trained different numbers
 of steps. ``--quick`` trains each seed a tenth of its steps (in run folders of their own: see
-:func:`eval.zsc.config.quick_config`), plays at most 100 games per composition, prints what it
-changed, and the report says its figures are rougher.
+:func:`cauldron.eval.zsc.config.quick_config`), plays at most 100 games per composition, prints what
+it changed, and the report says its figures are rougher.
 """
 
 from __future__ import annotations
@@ -37,19 +37,19 @@ from typing import Any
 
 import numpy as np
 
-import envs
-from agents import display_names
-from envs.core.errors import ConfigError
-from envs.core.folders import lock_folder
-from eval import harness
-from eval.config import EvalConfig, parse_config
-from eval.harness import Lineup
-from eval.play import GameResult
-from eval.provenance import provenance
-from eval.stats import bootstrap_ratio_interval
-from eval.zsc import batched, report
-from eval.zsc.config import QUICK_GAMES, ZscConfig, load_zsc_config, quick_config
-from eval.zsc.runs import SeedRun, final_checkpoint, seed_runs, speed, training_estimate
+from cauldron import envs
+from cauldron.agents import display_names
+from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.folders import lock_folder
+from cauldron.eval import harness
+from cauldron.eval.config import EvalConfig, parse_config
+from cauldron.eval.harness import Lineup
+from cauldron.eval.play import GameResult
+from cauldron.eval.provenance import provenance
+from cauldron.eval.stats import bootstrap_ratio_interval
+from cauldron.eval.zsc import batched, report
+from cauldron.eval.zsc.config import QUICK_GAMES, ZscConfig, load_zsc_config, quick_config
+from cauldron.eval.zsc.runs import SeedRun, final_checkpoint, seed_runs, speed, training_estimate
 
 SELF, CROSS, ADHOC, PARTNER = "self-play", "cross-play", "ad-hoc", "partner team"
 
@@ -203,7 +203,7 @@ def duration(seconds: float) -> str:
 
 def estimate(config: ZscConfig, games: int, probe: bool = True) -> tuple[float, list[str]]:
     """The whole run's time in seconds, before any work, and lines saying how it was
-    estimated: each seed to train (:func:`eval.zsc.runs.training_estimate`, with a short
+    estimated: each seed to train (:func:`cauldron.eval.zsc.runs.training_estimate`, with a short
     training probe unless ``probe`` is off; given or finished seeds cost nothing), then the
     games of every composition at the configured seconds per game (each seat's agent
     weighing by its share of the seats) over the workers."""
@@ -284,7 +284,7 @@ def evaluation_config(config: ZscConfig, runs: list[SeedRun], games: int) -> Eva
         "out": config.out,
         "name": config.name,
     }
-    return parse_config(data, "python -m eval.zsc")
+    return parse_config(data, "cauldron zsc")
 
 
 def run(config: ZscConfig, games: int | None = None, quiet: bool = False) -> dict[str, Any]:
@@ -326,7 +326,7 @@ def run(config: ZscConfig, games: int | None = None, quiet: bool = False) -> dic
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m eval.zsc", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="cauldron zsc", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="YAML file (see configs/eval/*_zsc.yaml)")
     parser.add_argument("--games", type=int, help="override the config's games per composition")
     parser.add_argument(

@@ -1,6 +1,6 @@
-"""``python -m eval.zsc CONFIG``: the cooperative-AI protocol (see :mod:`eval.zsc`)."""
+"""``cauldron zsc CONFIG``: the cooperative-AI protocol (see :mod:`cauldron.eval.zsc`)."""
 
-from envs.core.errors import run_command
-from eval.zsc import main
+from cauldron.envs.core.errors import run_command
+from cauldron.eval.zsc import main
 
 run_command(main)

@@ -1,16 +1,16 @@
 """The protocol's games on the batched engine (``engine: batched``).
 
-Every lineup is played as the harness would seat it (:func:`eval.harness.seating`: the
+Every lineup is played as the harness would seat it (:func:`cauldron.eval.harness.seating`: the
 canonical seat order rotated by the game's seed), ``games`` games dealt from seeds ``seed`` to
-``seed + games - 1``, but on the game's batched engine (:func:`eval.batched.play_rows`), where
-game ``i``'s deal and every draw come from its own seed's streams: the same deals for every
+``seed + games - 1``, but on the game's batched engine (:func:`cauldron.eval.batched.play_rows`),
+where game ``i``'s deal and every draw come from its own seed's streams: the same deals for every
 lineup, other deals than the harness's. Agents play in their batched form (torch checkpoints
 greedily, as in the harness; random; heuristics with a batched form; python agents row by
 row), each loaded once.
 
 A game's result carries its seed, length, seating and the team's ``outcome`` and score, as
-the harness's :class:`eval.play.GameResult`; the batched engine keeps no per-seat returns, so
-``returns`` is empty.
+the harness's :class:`cauldron.eval.play.GameResult`; the batched engine keeps no per-seat returns,
+so ``returns`` is empty.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-import envs
-from agents.batched import BatchedPolicy, make_batched_agent
-from eval.batched import AgentChance, play_rows
-from eval.harness import Lineup, seating
-from eval.play import GameResult
+from cauldron import envs
+from cauldron.agents.batched import BatchedPolicy, make_batched_agent
+from cauldron.eval.batched import AgentChance, play_rows
+from cauldron.eval.harness import Lineup, seating
+from cauldron.eval.play import GameResult
 
 CHUNK = 1024  # games stepped at once (the results do not depend on it)
 

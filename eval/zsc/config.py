@@ -29,14 +29,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-import envs
-from agents import HEURISTICS, make_agent
-from agents.specs import parse_spec
-from envs.core.errors import ConfigError
-from eval import splits
-from eval.config import MAX_GAMES, SEED_LIMIT, parse_model, read_config_file
-from eval.stats import MIN_SEEDS
-from train.config import TrainConfig, load_config
+from cauldron import envs
+from cauldron.agents import HEURISTICS, make_agent
+from cauldron.agents.specs import parse_spec
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval import splits
+from cauldron.eval.config import MAX_GAMES, SEED_LIMIT, parse_model, read_config_file
+from cauldron.eval.stats import MIN_SEEDS
+from cauldron.train.config import TrainConfig, load_config
 
 QUICK_DIVISOR = 10  # --quick: each seed's steps (and warm-start games) divided by this
 QUICK_GAMES = 100  # --quick: at most this many games per composition (and final evaluation)
@@ -54,7 +54,7 @@ class ZscConfig(BaseModel):
     seeds: list[int] = Field(description=f"at least {MIN_SEEDS} distinct training seeds")
     train_overrides: dict[str, Any] = Field(
         default_factory=dict,
-        description="training fields set as `python -m train --set` would (not seed); "
+        description="training fields set as `cauldron train --set` would (not seed); "
         "options.NAME sets one environment option",
     )
     checkpoints: list[str] | None = Field(
@@ -83,9 +83,9 @@ class ZscConfig(BaseModel):
     engine: Literal["reference", "batched"] = Field(
         "reference",
         description="where the games are played: `reference`, the harness's games; `batched`, "
-        "the game's batched engine (eval.zsc.batched), the same lineups and seatings on other "
-        "deals; seeds must be torch checkpoints, partners random, heuristics with a batched "
-        "form, torch checkpoints or python agents (asked row by row)",
+        "the game's batched engine (cauldron.eval.zsc.batched), the same lineups and seatings "
+        "on other deals; seeds must be torch checkpoints, partners random, heuristics with a "
+        "batched form, torch checkpoints or python agents (asked row by row)",
     )
     out: str = Field(description="folder of report.md, results.json and the plots")
     name: str = Field(
@@ -156,10 +156,10 @@ class ZscConfig(BaseModel):
 
     def _check_batched(self, first: TrainConfig) -> None:
         """``engine: batched`` needs the game's batched engine, torch seeds and partners that
-        play there (:func:`agents.batched.make_batched_agent`)."""
+        play there (:func:`cauldron.agents.batched.make_batched_agent`)."""
         import torch
 
-        from agents.batched import make_batched_agent
+        from cauldron.agents.batched import make_batched_agent
 
         if self.env not in envs.batched_ids():
             raise ValueError(
@@ -209,7 +209,7 @@ class ZscConfig(BaseModel):
 
     def train_config(self, seed: int) -> TrainConfig:
         """The training config of one seed, with ``train_overrides`` applied; its folder is the
-        run folder ``python -m train <train> --seeds`` would use (``<stem>-seed<seed>``)."""
+        run folder ``cauldron train <train> --seeds`` would use (``<stem>-seed<seed>``)."""
         pairs = [f"{key}={json.dumps(value)}" for key, value in self.train_overrides.items()]
         try:
             return load_config(self.train, pairs, seed)
@@ -240,11 +240,11 @@ def trained_players(spec: str) -> int | None:
     """The player count a torch or sb3 checkpoint was trained at, where it records one."""
     parsed = parse_spec(spec)
     if parsed.kind == "torch":
-        from agents.torch_policy import load_checkpoint
+        from cauldron.agents.torch_policy import load_checkpoint
 
         players = load_checkpoint(Path(parsed.target))[1].get("num_players")
     else:
-        from agents.checkpoints import SB3_META
+        from cauldron.agents.checkpoints import SB3_META
 
         meta = json.loads(Path(parsed.target + SB3_META).read_text())
         players = meta.get("num_players")

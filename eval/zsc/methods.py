@@ -1,8 +1,8 @@
 """One table from several runs of the cooperative-AI protocol: a row per training method.
 
-``python -m eval.zsc.methods "PPO=runs/zsc/ppo" "recurrent=runs/zsc/recurrent" ... --out
+``cauldron methods "PPO=runs/zsc/ppo" "recurrent=runs/zsc/recurrent" ... --out
 docs/results/hocus_pocus_methods [--readme README.md]`` reads each folder's ``results.json``
-(written by ``python -m eval.zsc``) and writes ``report.md``: per method its training (the
+(written by ``cauldron zsc``) and writes ``report.md``: per method its training (the
 overrides of the protocol's training config and the seeds' steps), self-play and cross-play
 means, their ratio, and the ad-hoc score beside each partner kind (mean over seeds), every
 figure with its 95% interval. The folders must play the same game, player count, measure,
@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from envs.core.docs import update_file
-from envs.core.errors import ConfigError, run_command
-from eval.zsc.report import interval, measure_name, ratio
+from cauldron.envs.core.docs import update_file
+from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.eval.zsc.report import interval, measure_name, ratio
 
 SAME = ("env", "players", "measure", "score", "games", "first_seed", "engine")
 DEFAULTS = {"engine": "reference"}  # a summary written before the field existed
@@ -33,7 +33,7 @@ def load(folder: Path) -> dict[str, Any]:
     when there is none."""
     path = folder / "results.json"
     if not path.is_file():
-        raise ConfigError(f"{folder}: no results.json (run python -m eval.zsc with out: {folder})")
+        raise ConfigError(f"{folder}: no results.json (run cauldron zsc with out: {folder})")
     return json.loads(path.read_text())
 
 
@@ -136,7 +136,7 @@ def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> 
         [
             f"# Training methods compared: {first['env']}, {first['players']} players",
             "",
-            f"Each row is one run of the cooperative-AI protocol (`python -m eval.zsc`) on the "
+            f"Each row is one run of the cooperative-AI protocol (`cauldron zsc`) on the "
             f"{first.get('engine', DEFAULTS['engine'])} engine: "
             f"{'/'.join(map(str, sorted(seeds)))} training seeds of the method, "
             f"{first['games']} games per seat composition on seeds from {first['first_seed']} "
@@ -160,9 +160,7 @@ def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> 
 
 
 def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.zsc.methods", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="cauldron methods", description=__doc__.splitlines()[0])
     parser.add_argument("methods", nargs="+", help="NAME=FOLDER: a method and its protocol's out")
     parser.add_argument("--out", type=Path, required=True, help="folder for report.md")
     parser.add_argument("--readme", type=Path, help="also rewrite this file's methods block")

@@ -1,5 +1,5 @@
 """Write the cooperative-AI protocol's ``report.md``, ``results.json``, ``crossplay.png`` and
-``adhoc.png`` (the summary of :func:`eval.zsc.summarize`)."""
+``adhoc.png`` (the summary of :func:`cauldron.eval.zsc.summarize`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from eval import report  # noqa: E402
+from cauldron.eval import report  # noqa: E402
 
 ENGINES = {  # how the games were played, as the report's first paragraph says it
     "reference": " on the reference engine (the harness)",

@@ -4,13 +4,13 @@ run trained now; and how long the training will take.
 Checkpoints given in the config (``checkpoints``, checked there) are played as they are: their
 steps are read from a ``metrics.csv`` beside them where there is one, else from the checkpoint.
 
-A seed's run folder is the one ``python -m train <train config> --seeds ...`` writes
+A seed's run folder is the one ``cauldron train <train config> --seeds ...`` writes
 (``<out>/<stem>-seed<seed>/``). When its final checkpoint exists and the folder's
 ``config.yaml`` is the config asked for, it is used as it is; a folder trained with other
 settings is refused, naming the fields, rather than silently compared or overwritten. Only
 :data:`MAY_DIFFER` may differ: the seeds of a comparison must have the same training budget
 (``total_steps``, ``max_minutes``), even though a resume may change it. Otherwise the seed is
-trained here, exactly as ``python -m train`` would (progress bar, final evaluation and all).
+trained here, exactly as ``cauldron train`` would (progress bar, final evaluation and all).
 
 :func:`training_estimate` gives a seed's training time before it starts: its step budget over
 the learner steps per second measured in a run folder of the same config (``metrics.csv``'s
@@ -28,19 +28,19 @@ from pathlib import Path
 
 import yaml
 
-from agents import HEURISTICS
-from agents.specs import parse_spec
-from agents.torch_policy import load_checkpoint
-from envs.core.errors import ConfigError
-from eval.zsc.config import ZscConfig
-from train.config import TrainConfig
-from train.runfolder import MAY_CHANGE
-from train.runlog import RunLog, read_metrics
+from cauldron.agents import HEURISTICS
+from cauldron.agents.specs import parse_spec
+from cauldron.agents.torch_policy import load_checkpoint
+from cauldron.envs.core.errors import ConfigError
+from cauldron.eval.zsc.config import ZscConfig
+from cauldron.train.config import TrainConfig
+from cauldron.train.runfolder import MAY_CHANGE
+from cauldron.train.runlog import RunLog, read_metrics
 
 FINAL = {"torch": "final.pt", "sb3": "final.zip", "rllib": "final_rllib"}
 # Fields of a finished run that may differ from the config asked for: where it lives and how it
-# used the machine and evaluated itself (train.runfolder.MAY_CHANGE without the budget and the
-# learning rate's cooldown).
+# used the machine and evaluated itself (cauldron.train.runfolder.MAY_CHANGE without the budget and
+# the learning rate's cooldown).
 MAY_DIFFER = MAY_CHANGE - {"total_steps", "lr_decay_steps", "max_minutes"}
 RATE_KEY = "perf/steps_per_second"  # the trainers' logged learner steps per second
 PROBE_UPDATES = 2  # a probe's length in updates (the last one's rate counts: the first warms up)
@@ -80,7 +80,7 @@ DEFAULT_SPEED = Speed(2_000, 0.5, 0.05, 0.1, 0.05)  # a game with no figures yet
 def speed(env_id: str) -> tuple[Speed, str]:
     """The configured speed of a game and where it comes from."""
     if env_id in SPEEDS:
-        return SPEEDS[env_id], f"configured for {env_id} in eval.zsc.runs.SPEEDS"
+        return SPEEDS[env_id], f"configured for {env_id} in cauldron.eval.zsc.runs.SPEEDS"
     return DEFAULT_SPEED, f"a guess: no measured figures for {env_id}"
 
 
@@ -145,7 +145,7 @@ def measured_rate(folders: list[Path]) -> tuple[float, Path] | None:
 
 
 def final_evaluation_seconds(config: TrainConfig, figures: Speed) -> tuple[float, int]:
-    """Seconds and games of a run's final evaluation (``train.__main__.final_evaluation``):
+    """Seconds and games of a run's final evaluation (``cauldron.train.__main__.final_evaluation``):
     the lineups with the trained agent, its team and each of the B baselines (random, the
     heuristics, the config's opponents) at every split, 1 + B·(N − 1) lineups, on 2 workers
     from 100 games up. The baseline teams are played once and reused: left out."""
@@ -160,7 +160,7 @@ def probe_rate(config: TrainConfig) -> float:
     """Learner steps per second of a short run of ``config`` now (:data:`PROBE_UPDATES`
     updates, no warm start, no evaluation, in a temporary folder), the machine's load
     included: the last update's logged rate, else the whole probe's."""
-    from train import fit
+    from cauldron.train import fit
 
     batch = config.num_envs * config.rollout_steps
     with tempfile.TemporaryDirectory() as out:
@@ -236,7 +236,7 @@ def seed_runs(config: ZscConfig, quiet: bool = False) -> list[SeedRun]:
     """Every seed's trained agent: the given checkpoints, or else each seed's run, training the
     seeds that have no final checkpoint yet (one after another, each with its own progress bar
     unless ``quiet``)."""
-    from train.__main__ import run as train_run
+    from cauldron.train.__main__ import run as train_run
 
     if config.checkpoints is not None:
         return given_runs(config)
