@@ -7,7 +7,10 @@ for its report; this module answers one question faster, for agents with a batch
 or drawing from its policy with ``?sample=1``) and for ``python:<module>:<Class>`` agents, asked
 row by row (:class:`cauldron.agents.batched.PerGameAgents`: slow but exact):
 
-* cooperative games: each spec as a whole team; its win rate (Wilson interval), mean score
+* cooperative games: each spec as a whole team, or with ``--partner P`` (ad-hoc teamwork) each
+  spec other than the reference in one seat going round the table (game ``i`` seats it at
+  ``i mod n``, every other seat ``P``) while the reference team stays whole (give it ``P``'s
+  own team); its win rate (Wilson interval), mean score
   (``stuns``, ``scares``; percentile bootstrap) and length. With two teams or more, each team
   minus a reference team (the first, or ``--baseline``) deal by deal, in win rate and in score,
   each with the percentile-bootstrap interval of the per-deal differences (the protocol's
@@ -83,8 +86,9 @@ AGENT_SALT = 1  # the agents' streams, apart from the engine's (salt 0) on the s
 class Outcomes:
     """Per game, in game order: ``seed`` (uint64, its deal), ``won`` by the side under test,
     ``score`` (the team's score, or the agent's margin), ``steps``, ``truncated`` (cut short by
-    a clock: nobody won); competitive games also ``lost`` (an opponent won) and
-    ``agent_seat``, None in cooperative games."""
+    a clock: nobody won); competitive games also ``lost`` (an opponent won); ``agent_seat``
+    the seat of the agent under test (competitive games, and cooperative games with a
+    partner), else None."""
 
     seed: np.ndarray
     won: np.ndarray
@@ -219,29 +223,34 @@ def evaluate(
     seed: int = 0,
     chunk: int = 1024,
     progress: bool = True,
+    partner: str | None = None,
     **options: Any,
 ) -> Outcomes:
-    """``games`` games of ``spec`` as a team (cooperative) or against ``opponent`` (competitive,
-    the agent's seat going round the table), game ``i`` dealt from ``seed + i``, stepped
+    """``games`` games of ``spec`` as a team (cooperative), in one seat beside ``partner`` in
+    the others (cooperative, ad-hoc teamwork) or against ``opponent`` (competitive), the seat of
+    ``spec`` going round the table in the last two; game ``i`` dealt from ``seed + i``, stepped
     ``chunk`` at a time (the results do not depend on ``chunk``)."""
     game = envs.spec(env_id)
     if game.cooperative != (opponent is None):
         need = "no opponent (a whole team)" if game.cooperative else "an opponent"
         raise ConfigError(f"{env_id} is {'co' if game.cooperative else 'non-co'}operative: {need}")
+    if partner is not None and not game.cooperative:
+        raise ConfigError(f"a partner is for cooperative games; {env_id} is competitive")
+    other = opponent if partner is None else partner
     check_counts(games, seed, chunk)
     check_option_names(env_id, options)
     device = torch.device("cpu")
     chance = AgentChance()
     policies = [
         make_batched_agent(s, env_id, num_players, device, chance, per_game=True)
-        for s in ([spec] if opponent is None else [spec, opponent])
+        for s in ([spec] if other is None else [spec, other])
     ]
     parts: list[dict[str, torch.Tensor]] = []
     seats = torch.arange(num_players)
     with tqdm(total=games, unit="game", disable=not progress, desc=spec) as bar:
         for start in range(0, games, chunk):
             rows = torch.arange(start, min(start + chunk, games))
-            if opponent is None:
+            if other is None:
                 owner = torch.zeros(len(rows), num_players, dtype=torch.int64)
             else:
                 owner = (seats[None, :] != (rows % num_players)[:, None]).long()
@@ -253,9 +262,11 @@ def evaluate(
     figures = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
     dealt = np.array([seed + i for i in range(games)], dtype=np.uint64)
     steps, truncated = figures["steps"].numpy(), figures["truncated"].numpy()
-    if opponent is None:
+    if game.cooperative:
         won = (figures["outcome"] == 1).numpy()
-        return Outcomes(dealt, won, figures[game.score].double().numpy(), steps, truncated)
+        seat = None if partner is None else figures["agent_seat"].numpy()
+        score = figures[game.score].double().numpy()
+        return Outcomes(dealt, won, score, steps, truncated, agent_seat=seat)
     mine = figures["agent_seat"]
     at = torch.arange(len(mine))
     winners, scores = figures["winners"], figures["scores"].double()
@@ -470,6 +481,11 @@ def main(argv: list[str] | None = None) -> list[str]:
     parser.add_argument(
         "--baseline", help="cooperative: the team the others are compared with (default: first)"
     )
+    parser.add_argument(
+        "--partner",
+        help="cooperative: every team but the reference plays one seat (going round the table) "
+        "with this agent in the others; make the reference this agent's own team",
+    )
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: one per core)")
     parser.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a game option"
@@ -515,6 +531,8 @@ def main(argv: list[str] | None = None) -> list[str]:
             f"--agents must be 1 to {len(args.specs) - 1}: the agents come first and at least "
             f"one opponent after them; got {args.agents}"
         )
+    if args.partner is not None and competitive:
+        raise ConfigError(f"--partner is for cooperative games; {args.env} is competitive")
     if not competitive and args.agents != 1:
         raise ConfigError(f"--agents is for competitive games; {args.env} is cooperative")
     if args.across_seeds and (args.agents < 2 if competitive else len(args.specs) < 3):
@@ -524,12 +542,12 @@ def main(argv: list[str] | None = None) -> list[str]:
             f"more; {args.env} is {'competitive' if competitive else 'cooperative'}"
         )
     agents = args.specs[: args.agents]
+    reference = 0 if args.baseline is None else args.specs.index(args.baseline)
     matches = (
         [(a, o, f"{a} vs {o}") for a in agents for o in args.specs[args.agents :]]
         if competitive
-        else [(s, None, s) for s in args.specs]
+        else [(s, None, teamed(s, args.partner, k == reference)) for k, s in enumerate(args.specs)]
     )
-    reference = 0 if args.baseline is None else args.specs.index(args.baseline)
     config = {**vars(args), "out": str(args.out), "options": options}
     command = "cauldron eval-batched " + shlex.join(argv)
     source = {**provenance(shaping(config)), "command": command}
@@ -539,9 +557,17 @@ def main(argv: list[str] | None = None) -> list[str]:
     with lock_folder(args.out) if args.out else contextlib.nullcontext():
         played = [
             evaluate(
-                args.env, args.players, spec, opponent, args.games, args.seed, args.chunk, **options
+                args.env,
+                args.players,
+                spec,
+                opponent,
+                args.games,
+                args.seed,
+                args.chunk,
+                partner=None if label == spec else args.partner,
+                **options,
             )
-            for spec, opponent, _ in matches
+            for spec, opponent, label in matches
         ]
         rows = []
         for k, ((spec, opponent, label), outcomes) in enumerate(zip(matches, played, strict=True)):
@@ -573,10 +599,15 @@ def main(argv: list[str] | None = None) -> list[str]:
     return lines
 
 
+def teamed(spec: str, partner: str | None, reference: bool) -> str:
+    """A cooperative row's label: the team ``spec``, or ``spec`` in one seat ``+ partner``."""
+    return spec if partner is None or reference else f"{spec} + {partner}"
+
+
 def shaping(config: dict[str, Any]) -> dict[str, Any]:
     """What of the command's ``config`` shapes the games, for the config hash: not ``chunk``,
     ``threads`` or ``out``."""
-    keys = ("env", "players", "games", "split", "seed", "baseline", "options")
+    keys = ("env", "players", "games", "split", "seed", "baseline", "partner", "options")
     return {"agents": config["specs"], **{key: config[key] for key in keys}}
 
 
@@ -606,11 +637,14 @@ def write(
             (score if opponent is None else "margin"): outcomes.score.tolist(),
             "steps": outcomes.steps.tolist(),
         }
+        if outcomes.agent_seat is not None:
+            columns["agent_seat"] = outcomes.agent_seat.tolist()
         if opponent is None:
-            plotted.append({"kind": "team", "lineup": [spec], "players": n, "win": row["win"]})
+            plotted.append(
+                {"kind": "team", "lineup": [row["label"]], "players": n, "win": row["win"]}
+            )
         else:
             columns["lost"] = outcomes.lost.tolist()
-            columns["agent_seat"] = outcomes.agent_seat.tolist()
             other = opponent if opponent != spec else f"{opponent} (opponent)"
             wins = {spec: row["win"], other: row["opponent_win"]}
             plotted.append(

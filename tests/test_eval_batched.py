@@ -392,3 +392,41 @@ def test_batched_torch_options_are_checked(tmp_path, query, match):
         make_batched_agent(
             f"torch:{path}{query}", "hexenflug_v1", 2, torch.device("cpu"), torch.Generator()
         )
+
+
+def test_a_partner_fills_every_seat_but_the_agents_which_goes_round_the_table():
+    """Ad-hoc teamwork: an agent beside copies of itself is its own whole team, deal by deal;
+    its seat in game ``i`` is ``i mod n``."""
+    whole = evaluate("hocus_pocus_v1", 3, "heuristic:greedy", games=30, chunk=8, progress=False)
+    mixed = evaluate(
+        "hocus_pocus_v1",
+        3,
+        "heuristic:greedy",
+        games=30,
+        chunk=8,
+        progress=False,
+        partner="heuristic:greedy",
+    )
+    assert np.array_equal(whole.won, mixed.won) and np.array_equal(whole.score, mixed.score)
+    assert whole.agent_seat is None
+    assert mixed.agent_seat.tolist() == [i % 3 for i in range(30)]
+
+
+def test_the_partner_command_compares_each_agent_beside_partners_with_the_partners_team(capsys):
+    argv = ["--games", "24", "--chunk", "8", "--players", "2", "--partner", "heuristic:planner"]
+    lines = main(["hocus_pocus_v1", "heuristic:planner", "random", "heuristic:greedy", *argv])
+    teams = [line.split(" | ")[0] for line in lines[4:7]]
+    assert teams == [
+        "| heuristic:planner",
+        "| random + heuristic:planner",
+        "| heuristic:greedy + heuristic:planner",
+    ]
+    paired = lines[-2:]
+    assert all(line.split(" | ")[1] == "heuristic:planner" for line in paired)
+
+
+def test_a_partner_is_refused_in_competitive_games():
+    with pytest.raises(ConfigError, match="--partner is for cooperative games"):
+        main(["hexenflug_v1", "random", "heuristic:greedy", "--partner", "random", "--games", "4"])
+    with pytest.raises(ConfigError, match="a partner is for cooperative games"):
+        evaluate("hexenflug_v1", 2, "random", "random", games=4, partner="random")
