@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     saved = sys.argv
     sys.argv = [f"cauldron {name}", *rest]
     try:
-        runpy.run_module(COMMANDS[name][0], run_name="__main__", alter_sys=False)
+        runpy.run_module(COMMANDS[name][0], run_name="__main__", alter_sys=True)
     except SystemExit as stop:
         code = stop.code
         if code is None or isinstance(code, int):

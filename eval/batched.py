@@ -464,7 +464,9 @@ def main(argv: list[str] | None = None) -> list[str]:
     """The command: prints the tables (returned as lines) and, with ``--out``, writes the
     folder (:func:`write`)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="cauldron eval-batched", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("env", help=f"environment id: {', '.join(envs.batched_ids())}")
     parser.add_argument("specs", nargs="+", help="agent specs (each a team, or the agent first)")
     parser.add_argument("--players", type=int, default=2)

@@ -116,7 +116,7 @@ def candidates(all_players: bool) -> dict[str, Callable]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="cauldron bench", description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20_000, help="agent-steps per repeat")
     parser.add_argument("--repeats", type=int, default=5, help="repeats (median reported)")
     parser.add_argument("--all-players", action="store_true", help="every player count")

@@ -286,7 +286,9 @@ def summary(tallies: dict[tuple[str, int, str], Tally], wall: float) -> list[str
 
 def main(argv: list[str] | None = None) -> dict[tuple[str, int, str], Tally]:
     """Parse the command line, fuzz, print the table; exit status 1 on any violation."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="cauldron fuzz-batched", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--calls", type=int, default=100_000, help="step calls per game")
     parser.add_argument("--batch", type=int, default=16, help="rows per engine")
     parser.add_argument(

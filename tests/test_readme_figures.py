@@ -68,17 +68,19 @@ def test_a_figure_missing_from_the_reports_is_named(tmp_path):
     assert readme_figures.unsourced(readme, tmp_path) == ["line 2: 93.1% [90.4, 94.9]"]
 
 
-def test_the_training_table_is_rendered_from_the_shipped_reports(monkeypatch):
+@pytest.mark.parametrize("name", ["training", "partners"])
+def test_the_tables_are_rendered_from_the_shipped_reports(monkeypatch, name):
     monkeypatch.chdir(ROOT)
-    table = readme_figures.table()
+    table = readme_figures.table(block=name)
     for text in (README, (ROOT / readme_figures.DOC_PAGE).read_text()):
-        (block,) = [m.group(3) for m in BLOCK.finditer(text) if m.group(2) == "training"]
+        (block,) = [m.group(3) for m in BLOCK.finditer(text) if m.group(2) == name]
         assert block.strip() == table, "run: cauldron figures --readme README.md"
 
 
 def test_every_benchmark_row_is_three_shipped_seeds_of_one_config_on_the_test_split():
     benchmark = readme_figures.load_benchmark(ROOT / readme_figures.BENCHMARK)
-    for row in benchmark.rows:
+    assert benchmark.partners
+    for row in benchmark.rows + benchmark.partners:
         assert len(row.seeds) >= 3 and all((ROOT / seed).is_file() for seed in row.seeds)
         assert (ROOT / row.config).is_file()
         argv = row.argv(100, Path("out"))
@@ -109,6 +111,48 @@ def test_a_row_with_too_few_seeds_or_two_reference_teams_is_refused(tmp_path):
     )
     with pytest.raises(ConfigError, match="one reference team"):
         readme_figures.load_benchmark(path)
+
+
+PARTNERS_ROW = {
+    "name": "adhoc",
+    "env": "hocus_pocus_v1",
+    "players": 2,
+    "config": "c.yaml",
+    "budget": "1 step",
+    "seeds": ["a.pt", "b.pt", "c.pt"],
+    "partner": "heuristic:planner",
+    "against": ["heuristic:planner"],
+}
+
+
+@pytest.mark.parametrize(
+    "rows, partners, match",
+    [
+        ([{**PARTNERS_ROW, "name": "t"}], [], "a partner is given in the partners rows"),
+        ([], [{**PARTNERS_ROW, "partner": None}], "a partner is given in the partners rows"),
+        ([], [{**PARTNERS_ROW, "against": ["random"]}], "its own team as the reference"),
+        (
+            [],
+            [{**PARTNERS_ROW, "env": "voodoo_mania_v1", "against": ["heuristic:planner"]}],
+            "needs a cooperative game",
+        ),
+        ([], [PARTNERS_ROW, PARTNERS_ROW], "row names must be distinct"),
+    ],
+)
+def test_partners_rows_are_checked(tmp_path, rows, partners, match):
+    training = {**PARTNERS_ROW, "name": "plain", "partner": None}
+    path = tmp_path / "benchmark.yaml"
+    data = {"games": 10, "rows": rows or [training], "partners": partners}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match=match):
+        readme_figures.load_benchmark(path)
+
+
+def test_a_partners_row_plays_each_seed_beside_the_partner():
+    row = readme_figures.BenchmarkRow(**PARTNERS_ROW)
+    argv = row.argv(100, Path("out"))
+    assert argv[argv.index("--partner") + 1] == "heuristic:planner"
+    assert argv[1:5] == ["heuristic:planner", "torch:a.pt", "torch:b.pt", "torch:c.pt"]
 
 
 def test_rows_give_each_seed_the_seeds_together_and_the_verdict_of_the_measure(tmp_path):

@@ -212,7 +212,9 @@ def time_rllib(steps: int, seed: int) -> tuple[float, float | None]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="cauldron train-bench", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--steps", type=int, default=65_536)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(

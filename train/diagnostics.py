@@ -151,7 +151,9 @@ def phase_table(rows: list[tuple[int, str, float]], tail: float = 0.1) -> str:
 
 
 def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(description="a training run's figures per phase")
+    parser = argparse.ArgumentParser(
+        prog="cauldron diagnostics", description="a training run's figures per phase"
+    )
     parser.add_argument("run", type=Path, help="a run folder (its metrics.csv)")
     parser.add_argument(
         "--tail", type=float, default=0.1, help="share of the steps at each end (0-0.5]"

@@ -64,6 +64,11 @@ class BenchmarkRow(BaseModel):
         description="cooperative: the reference team (one spec); competitive: the opponents",
     )
     games: int | None = Field(None, ge=1, le=MAX_GAMES, description="games (default: the file's)")
+    partner: str | None = Field(
+        None,
+        description="cooperative, ad-hoc teamwork: each seed plays one seat (going round the "
+        "table) beside this agent in the others, against this agent's own team (``against``)",
+    )
 
     def argv(self, games: int, out: Path) -> list[str]:
         """The ``cauldron eval-batched`` command line that plays this row on the test split."""
@@ -71,6 +76,7 @@ class BenchmarkRow(BaseModel):
         cooperative = envs.spec(self.env).cooperative
         specs = [*self.against, *seeds] if cooperative else [*seeds, *self.against]
         agents = [] if cooperative else ["--agents", str(len(seeds))]
+        partner = [] if self.partner is None else ["--partner", self.partner]
         return [
             self.env,
             *specs,
@@ -82,26 +88,47 @@ class BenchmarkRow(BaseModel):
             "test",
             "--across-seeds",
             *agents,
+            *partner,
             "--out",
             str(out / self.name),
         ]
 
 
 class Benchmark(BaseModel):
-    """:data:`BENCHMARK`: the games per row and the rows."""
+    """:data:`BENCHMARK`: the games per row, the training table's rows and the partners table's
+    (ad-hoc teamwork: rows with a ``partner``)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
     games: int = Field(ge=1, le=MAX_GAMES, description="games per row (a row may set its own)")
     rows: list[BenchmarkRow] = Field(min_length=1)
+    partners: list[BenchmarkRow] = Field(default_factory=list)
+
+    def tables(self) -> dict[str, list[BenchmarkRow]]:
+        """The README blocks by name, each with its rows."""
+        return {"training": self.rows, "partners": self.partners}
 
 
 def load_benchmark(path: Path = BENCHMARK) -> Benchmark:
     benchmark = parse_model(Benchmark, read_config_file(path), str(path))
-    for row in benchmark.rows:
-        game = envs.spec(row.env)
-        if game.cooperative and len(row.against) != 1:
-            raise ConfigError(f"{path}: row {row.name}: a cooperative row has one reference team")
+    for block, rows in benchmark.tables().items():
+        for row in rows:
+            game = envs.spec(row.env)
+            where = f"{path}: {block} row {row.name}"
+            if game.cooperative and len(row.against) != 1:
+                raise ConfigError(f"{where}: a cooperative row has one reference team")
+            if (row.partner is not None) != (block == "partners"):
+                raise ConfigError(
+                    f"{where}: a partner is given in the partners rows, and only there"
+                )
+            if row.partner is not None and (not game.cooperative or row.against != [row.partner]):
+                raise ConfigError(
+                    f"{where}: partner {row.partner!r} needs a cooperative game and its own team "
+                    f"as the reference (against: [{row.partner}]), got against {row.against}"
+                )
+    names = [row.name for rows in benchmark.tables().values() for row in rows]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{path}: row names must be distinct (they name folders): {names}")
     return benchmark
 
 
@@ -110,11 +137,12 @@ def play(
 ) -> None:
     """Play every row (or the rows named in ``only``; :meth:`BenchmarkRow.argv`) into
     ``out/<name>/``."""
-    names = [row.name for row in benchmark.rows]
+    rows = [row for block in benchmark.tables().values() for row in block]
+    names = [row.name for row in rows]
     unknown = sorted(set(only or ()) - set(names))
     if unknown:
         raise ConfigError(f"--only: no row {', '.join(unknown)}; the rows: {', '.join(names)}")
-    for row in benchmark.rows:
+    for row in rows:
         if only is None or row.name in only:
             batched.main(row.argv(games or row.games or benchmark.games, out))
 
@@ -142,9 +170,10 @@ def rendered(row: BenchmarkRow, results: dict[str, Any]) -> list[str]:
     if game.cooperative:
         per_seed = [r["paired"]["win"] for r in results["rows"] if "paired" in r]
         score = summary["score"]["mean"]
+        against = row.against[0] if row.partner is None else f"beside {row.partner}: its team"
         lines = [
             (
-                row.against[0],
+                against,
                 per_seed,
                 summary["win"],
                 f"{game.score} {score['mean']:+.3f} over the seeds",
@@ -185,11 +214,14 @@ def rendered(row: BenchmarkRow, results: dict[str, Any]) -> list[str]:
     return out
 
 
-def table(root: Path = PUBLISHED, benchmark: Benchmark | None = None) -> str:
-    """The README's training block, from each row's ``root/<name>/results.json``."""
+def table(
+    root: Path = PUBLISHED, benchmark: Benchmark | None = None, block: str = "training"
+) -> str:
+    """The README's ``block`` (``training`` or ``partners``), from each of its rows'
+    ``root/<name>/results.json``."""
     benchmark = benchmark or load_benchmark()
     lines = [HEADER]
-    for row in benchmark.rows:
+    for row in benchmark.tables()[block]:
         path = root / row.name / "results.json"
         if not path.is_file():
             raise ConfigError(f"{path} not found: play the row first (cauldron figures --play)")
@@ -261,11 +293,14 @@ def main(argv: list[str] | None = None) -> str:
     root = QUICK if args.quick else PUBLISHED
     if args.play:
         play(benchmark, root, QUICK_GAMES if args.quick else None, args.only)
-    text = table(root, benchmark)
+    texts = {
+        block: table(root, benchmark, block) for block, rows in benchmark.tables().items() if rows
+    }
+    text = "\n\n".join(texts.values())
     print(text)
     if args.readme and not args.quick:
         for path in (args.readme, DOC_PAGE):
-            update_file(path, {"training": text})
+            update_file(path, texts)
     return text
 
 

@@ -372,7 +372,7 @@ def table(folders: list[Path]) -> str:
 
 
 def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="cauldron results", description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path, help="run folders")
     parser.add_argument("--readme", type=Path, help="write the table into this file's block")
     parser.add_argument("--curves", type=Path, help="draw the learning curves in this folder")

@@ -19,7 +19,10 @@ def fill_blocks(text: str, blocks: dict[str, str]) -> str:
     """``text`` with each block named in ``blocks`` replaced; every such name must appear."""
     missing = set(blocks) - {m.group(2) for m in BLOCK.finditer(text)}
     if missing:
-        raise ValueError(f"RULES.md lacks generated blocks {sorted(missing)}")
+        raise ValueError(
+            f"the text lacks generated blocks {sorted(missing)} "
+            "(<!-- BEGIN name --> ... <!-- END name -->)"
+        )
 
     def replace(m: re.Match) -> str:
         if m.group(2) not in blocks:
@@ -32,7 +35,10 @@ def fill_blocks(text: str, blocks: dict[str, str]) -> str:
 def update_file(path: Path, blocks: dict[str, str]) -> bool:
     """Rewrite the blocks of ``path``; return whether anything changed."""
     old = path.read_text()
-    new = fill_blocks(old, blocks)
+    try:
+        new = fill_blocks(old, blocks)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
     if new != old:
         path.write_text(new)
     return new != old

@@ -139,7 +139,9 @@ def table(result: Tally) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="cauldron voodoo-disagreement", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("agent", help="the player, as an agent spec (e.g. torch:path.pt)")
     parser.add_argument("--games", type=int, default=50, help="games against chain")
     parser.add_argument("--seed", type=int, default=1000, help="the first game's seed")

@@ -173,7 +173,9 @@ def table(games: int, seed: int, chunk: int = 1024) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="cauldron voodoo-information", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--games", type=int, default=4096, help="games per row")
     parser.add_argument("--seed", type=int, default=1000)
     args = parser.parse_args(argv)

@@ -77,7 +77,9 @@ def measure(
 
 def main() -> None:
     """Print the table of RULES.md: random and heuristic teams at 2–6 players."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="cauldron voodoo-ticks", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--games", type=int, default=100, help="games per row (default 100)")
     games = parser.parse_args().games
     kinds = {
