@@ -74,8 +74,8 @@ def test_a_report_shows_its_plots(site):
 def test_the_api_reference_documents_the_public_names(site):
     html = page(site, "api")
     for name in ("envs.make", "envs.make_batched", "envs.decode", "agents.make_agent"):
-        assert f'id="{name}"' in html, name
-    assert 'id="agents.Agent"' in html
+        assert f'id="cauldron.{name}"' in html, name
+    assert 'id="cauldron.agents.Agent"' in html
     assert 'id="cauldron.train.config.TrainConfig.total_steps"' in html
     assert "learner decisions to train for" in html  # a TrainConfig field's description
     assert ":class:" not in html and ":func:" not in html
