@@ -293,17 +293,17 @@ def read_yaml_file(path: Path) -> Any:
 BASE_KEY = "base"
 
 
-def read_config_file(path: Path, chain: tuple[Path, ...] = ()) -> Any:
+def read_config_file(path: Path, chain: tuple[Path, ...] = (), checkpoints: bool = False) -> Any:
     """A config file with its ``base:`` resolved: ``base: <file>`` (relative to the file's
-    folder) names a config this one derives from, or a checkpoint (``.pt``, ``.zip``) whose
-    evaluation config :func:`cauldron.eval.trained.eval_config` derives; the base is read the
-    same way (it may have a base of its own), then this file's keys override it, mappings key
-    by key (``options: {x: 1}`` adds or changes one option and keeps the base's others),
-    anything else whole; the base's ``name`` is not inherited (a derived config's runs get
-    folders of their own). A missing base or a cycle is a one-line :class:`ConfigError` naming
-    the chain of files."""
+    folder) names a config this one derives from; the base is read the same way (it may have a
+    base of its own), then this file's keys override it, mappings key by key (``options: {x:
+    1}`` adds or changes one option and keeps the base's others), anything else whole; the
+    base's ``name`` is not inherited (a derived config's runs get folders of their own). With
+    ``checkpoints`` (evaluation configs), the file or a base may be a checkpoint (``.pt``,
+    ``.zip``) whose config :func:`cauldron.eval.trained.eval_config` derives. A missing base or
+    a cycle is a one-line :class:`ConfigError` naming the chain of files."""
     path = Path(path)
-    if trained.is_checkpoint(path):
+    if checkpoints and trained.is_checkpoint(path):
         return trained.eval_config(path)
     chain = (*chain, path)
     data = read_yaml_file(path)
@@ -318,7 +318,7 @@ def read_config_file(path: Path, chain: tuple[Path, ...] = ()) -> Any:
         raise ConfigError(f"{path}: the bases form a cycle: {files}")
     if not base.is_file():
         raise ConfigError(f"{path}: base {named!r} not found (bases: {files})")
-    parent = read_config_file(base, chain)
+    parent = read_config_file(base, chain, checkpoints)
     if not isinstance(parent, dict):
         raise ConfigError(f"{base}: a base config must be a mapping (bases: {files})")
     parent.pop("name", None)
@@ -334,19 +334,6 @@ def merged(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
-
-
-def load_model(model: type[M], path: str | Path) -> M:
-    """Read YAML ``path`` into pydantic ``model`` (``name`` defaults to the file's stem)."""
-    path = Path(path)
-    data = read_config_file(path) or {}
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"{path}: neither a config (a YAML mapping of keys to values) nor a checkpoint "
-            f"({', '.join(trained.KINDS)})"
-        )
-    data.setdefault("name", path.stem)
-    return parse_model(model, data, str(path))
 
 
 def shorten(text: str, limit: int = MAX_PROBLEM) -> str:
@@ -375,7 +362,17 @@ def parse_model(
 
 
 def load_config(path: str | Path) -> EvalConfig:
-    return load_model(EvalConfig, path)
+    """The evaluation config in YAML file ``path``, or derived from the checkpoint ``path``
+    (:mod:`cauldron.eval.trained`); ``name`` defaults to the file's stem."""
+    path = Path(path)
+    data = read_config_file(path, checkpoints=True) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: neither a config (a YAML mapping of keys to values) nor a checkpoint "
+            f"({', '.join(trained.KINDS)})"
+        )
+    data.setdefault("name", path.stem)
+    return parse_model(EvalConfig, data, str(path))
 
 
 def parse_config(
