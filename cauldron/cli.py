@@ -23,7 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "what a trained policy does, decision by decision",
     ),
     "train-bench": ("cauldron.train.bench", "training throughput against a peer"),
-    "eval": ("cauldron.eval", "evaluate agents from a YAML config: reports, tables, plots"),
+    "eval": (
+        "cauldron.eval",
+        "evaluate agents from a YAML config (or a checkpoint): reports, tables, plots",
+    ),
     "eval-batched": (
         "cauldron.eval.batched",
         "many games between two agents on the batched engine",

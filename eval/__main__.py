@@ -1,5 +1,9 @@
 """Evaluate agents from a YAML config: ``cauldron eval configs/eval/<game>.yaml``.
 
+A trained checkpoint in place of the config (``cauldron eval checkpoints/<name>.pt`` or
+``<name>.zip``) replays its training run's final evaluation: the config is derived from what the
+checkpoint records (:mod:`cauldron.eval.trained`).
+
 Writes ``results.json``, ``report.md`` and PNG plots to ``<out>/<name>/`` and prints the main
 table; a progress bar counts the games (``--quiet``: none). ``--quick`` (at most 200 games per
 lineup) or ``--games N`` cuts a run short; the report then says that its figures are rougher.
@@ -29,7 +33,11 @@ QUICK_GAMES = 200
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="cauldron eval", description=__doc__.splitlines()[0])
-    parser.add_argument("config", help="YAML file (see configs/eval/)")
+    parser.add_argument(
+        "config",
+        help="YAML file (see configs/eval/), or a trained checkpoint (.pt, .zip) to replay its "
+        "final evaluation (e.g. checkpoints/hocus_pocus_torch.pt)",
+    )
     parser.add_argument("--workers", type=int, help="override the config's worker count")
     parser.add_argument(
         "--executor", choices=["local", "ray"], help="override the config's executor"

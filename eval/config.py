@@ -27,6 +27,7 @@ name: hocus_pocus            # defaults to the config file's stem
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -45,7 +46,7 @@ from pydantic import (
 from cauldron import envs
 from cauldron.agents import make_agent
 from cauldron.envs.core.errors import ConfigError
-from cauldron.eval import splits
+from cauldron.eval import splits, trained
 from cauldron.eval.executors import import_ray
 
 M = TypeVar("M", bound=BaseModel)
@@ -281,7 +282,8 @@ def read_yaml_file(path: Path) -> Any:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:
         raise ConfigError(
-            f"{path}: not UTF-8 text (byte {err.object[err.start]:#04x} at offset {err.start})"
+            f"{path}: not a YAML config: not UTF-8 text (byte {err.object[err.start]:#04x} at "
+            f"offset {err.start})"
         ) from None
     except OSError as err:
         raise ConfigError(f"cannot read {str(path)!r}: {err.strerror}") from None
@@ -291,14 +293,18 @@ def read_yaml_file(path: Path) -> Any:
 BASE_KEY = "base"
 
 
-def read_config_file(path: Path, chain: tuple[Path, ...] = ()) -> Any:
+def read_config_file(path: Path, chain: tuple[Path, ...] = (), checkpoints: bool = False) -> Any:
     """A config file with its ``base:`` resolved: ``base: <file>`` (relative to the file's
     folder) names a config this one derives from; the base is read the same way (it may have a
-    base of its own), then this file's keys override it, mappings key by key (``options:
-    {x: 1}`` adds or changes one option and keeps the base's others), anything else whole;
-    the base's ``name`` is not inherited (a derived config's runs get folders of their own). A
-    missing base or a cycle is a one-line :class:`ConfigError` naming the chain of files."""
+    base of its own), then this file's keys override it, mappings key by key (``options: {x:
+    1}`` adds or changes one option and keeps the base's others), anything else whole; the
+    base's ``name`` is not inherited (a derived config's runs get folders of their own). With
+    ``checkpoints`` (evaluation configs), the file or a base may be a checkpoint (``.pt``,
+    ``.zip``) whose config :func:`cauldron.eval.trained.eval_config` derives. A missing base or
+    a cycle is a one-line :class:`ConfigError` naming the chain of files."""
     path = Path(path)
+    if checkpoints and trained.is_checkpoint(path):
+        return trained.eval_config(path)
     chain = (*chain, path)
     data = read_yaml_file(path)
     if not isinstance(data, dict) or BASE_KEY not in data:
@@ -306,13 +312,13 @@ def read_config_file(path: Path, chain: tuple[Path, ...] = ()) -> Any:
     named = data.pop(BASE_KEY)
     if not isinstance(named, str) or not named:
         raise ConfigError(f"{path}: base must name a config file, got {named!r}")
-    base = (path.parent / named).resolve()
+    base = Path(os.path.normpath(path.parent / named))
     files = " -> ".join(map(str, (*chain, base)))
-    if base in {p.resolve() for p in chain}:
+    if base.resolve() in {p.resolve() for p in chain}:
         raise ConfigError(f"{path}: the bases form a cycle: {files}")
     if not base.is_file():
         raise ConfigError(f"{path}: base {named!r} not found (bases: {files})")
-    parent = read_config_file(base, chain)
+    parent = read_config_file(base, chain, checkpoints)
     if not isinstance(parent, dict):
         raise ConfigError(f"{base}: a base config must be a mapping (bases: {files})")
     parent.pop("name", None)
@@ -328,16 +334,6 @@ def merged(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
-
-
-def load_model(model: type[M], path: str | Path) -> M:
-    """Read YAML ``path`` into pydantic ``model`` (``name`` defaults to the file's stem)."""
-    path = Path(path)
-    data = read_config_file(path) or {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the config must be a mapping of keys to values")
-    data.setdefault("name", path.stem)
-    return parse_model(model, data, str(path))
 
 
 def shorten(text: str, limit: int = MAX_PROBLEM) -> str:
@@ -366,7 +362,17 @@ def parse_model(
 
 
 def load_config(path: str | Path) -> EvalConfig:
-    return load_model(EvalConfig, path)
+    """The evaluation config in YAML file ``path``, or derived from the checkpoint ``path``
+    (:mod:`cauldron.eval.trained`); ``name`` defaults to the file's stem."""
+    path = Path(path)
+    data = read_config_file(path, checkpoints=True) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: neither a config (a YAML mapping of keys to values) nor a checkpoint "
+            f"({', '.join(trained.KINDS)})"
+        )
+    data.setdefault("name", path.stem)
+    return parse_model(EvalConfig, data, str(path))
 
 
 def parse_config(

@@ -3,6 +3,8 @@ where they were given and the game's options, in the training and the evaluation
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from cauldron.envs.core.errors import ConfigError
@@ -82,3 +84,16 @@ def test_a_missing_base_or_a_cycle_names_the_chain_of_files(tmp_path):
     (tmp_path / "d.yaml").write_text("base: 3\n")
     with pytest.raises(ConfigError, match="base must name a config file, got 3"):
         read_config_file(tmp_path / "d.yaml")
+
+
+def test_an_evaluation_config_may_derive_from_a_checkpoint_a_training_config_may_not(tmp_path):
+    shutil.copyfile("checkpoints/hexenflug_torch.pt", tmp_path / "m.pt")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "eval.yaml").write_text("base: ../m.pt\ngames: 7\n")
+    derived = read_config_file(tmp_path / "configs" / "eval.yaml", checkpoints=True)
+    assert derived["agents"][0] == f"torch:{(tmp_path / 'm.pt').as_posix()}"
+    assert (derived["games"], derived["env"]) == (7, "hexenflug_v1")
+    with pytest.raises(ConfigError, match="m.pt: not a YAML config: not UTF-8 text"):
+        read_config_file(tmp_path / "configs" / "eval.yaml")
+    with pytest.raises(ConfigError, match="hexenflug_torch.pt: not a YAML config"):
+        load_config("checkpoints/hexenflug_torch.pt")

@@ -1,6 +1,7 @@
-"""Shipped checkpoints: every ``checkpoints/<name>.pt`` (PyTorch) or ``<name>.zip``
-(SB3) comes with ``configs/eval/trained/<name>.yaml`` that replays its README row's evaluation,
-and loads as a ``torch:`` or ``sb3:`` agent that plays legal games."""
+"""Shipped checkpoints: every ``checkpoints/<name>.pt`` (PyTorch) or ``<name>.zip`` (SB3)
+derives the evaluation config that replays its run's final evaluation (``cauldron eval
+checkpoints/<name>.pt``; ``configs/eval/trained/<name>.yaml`` where that played other than the
+default number of games), and loads as a ``torch:`` or ``sb3:`` agent that plays legal games."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import torch
 import yaml
 
 from cauldron import envs
-from cauldron.agents import make_agent
+from cauldron.agents import HEURISTICS, make_agent
 from cauldron.agents.checkpoints import SB3_META
+from cauldron.eval import __main__ as eval_cli
+from cauldron.eval import trained
 from cauldron.eval.config import load_config
 from cauldron.train import __main__ as train_cli
 from cauldron.train.ship import ship
@@ -22,30 +25,48 @@ from tests.test_train import tiny
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted(p for p in (ROOT / "checkpoints").iterdir() if p.suffix in (".pt", ".zip"))
-KIND = {".pt": "torch", ".zip": "sb3"}
+OVERRIDES = sorted((ROOT / "configs/eval/trained").glob("*.yaml"))
 
 
-def trained_with(checkpoint: Path) -> tuple[int, dict]:
-    """The player count and options a shipped checkpoint records."""
+def trained_with(checkpoint: Path) -> tuple[str, int, dict]:
+    """The env, player count and options a shipped checkpoint records."""
     if checkpoint.suffix == ".pt":
         saved = torch.load(checkpoint, weights_only=True)
     else:
         saved = json.loads(checkpoint.with_name(checkpoint.name + SB3_META).read_text())
-    return saved["num_players"], saved["options"]
+    return saved["env_id"], saved["num_players"], saved["options"]
 
 
-def test_checkpoints_and_their_configs_come_in_pairs():
-    configs = sorted((ROOT / "configs/eval/trained").glob("*.yaml"))
+def replay_config(checkpoint: Path):
+    """The evaluation config ``cauldron eval`` replays for ``checkpoint`` (run from the root)."""
+    override = ROOT / "configs/eval/trained" / f"{checkpoint.stem}.yaml"
+    return load_config(
+        override.relative_to(ROOT) if override.is_file() else checkpoint.relative_to(ROOT)
+    )
+
+
+def test_every_override_derives_from_a_shipped_checkpoint_of_its_name_and_sets_only_games():
     assert SHIPPED, "no shipped checkpoints"
-    assert [p.stem for p in SHIPPED] == [p.stem for p in configs]
+    stems = {p.stem for p in SHIPPED}
+    for path in OVERRIDES:
+        data = yaml.safe_load(path.read_text())
+        assert set(data) == {"base", "games"} and data["games"] != trained.GAMES
+        assert Path(data["base"]).stem == path.stem in stems
 
 
 @pytest.mark.parametrize("checkpoint", SHIPPED, ids=lambda p: p.stem)
-def test_a_shipped_checkpoint_plays_legal_games_as_its_config_says(checkpoint, monkeypatch):
+def test_a_shipped_checkpoint_plays_legal_games_as_its_derived_config_says(checkpoint, monkeypatch):
     monkeypatch.chdir(ROOT)
-    config = load_config(f"configs/eval/trained/{checkpoint.stem}.yaml")
-    assert trained_with(checkpoint) == (config.players[0], config.options)
-    assert config.agents[0] == f"{KIND[checkpoint.suffix]}:checkpoints/{checkpoint.name}"
+    config = replay_config(checkpoint)
+    assert trained_with(checkpoint) == (config.env, config.players[0], config.options)
+    spec = f"{trained.KINDS[checkpoint.suffix]}:checkpoints/{checkpoint.name}"
+    heuristics = [f"heuristic:{h}" for h in HEURISTICS[config.env]]
+    assert config.agents == [spec, "random", *heuristics]
+    assert (config.labels, config.name, config.seed) == (
+        {spec: checkpoint.stem},
+        checkpoint.stem,
+        0,
+    )
     agent = make_agent(config.agents[0], config.env, seed=0)
     env = envs.make(config.env, num_players=config.players[0], **config.options)
     for seed in range(2):
@@ -57,6 +78,42 @@ def test_a_shipped_checkpoint_plays_legal_games_as_its_config_says(checkpoint, m
             env.step(action)
 
 
+def test_cauldron_eval_takes_a_checkpoint_in_place_of_a_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    summary = eval_cli.main(
+        ["checkpoints/hexenflug_torch.pt", "--games", "2", "--out", str(tmp_path), "--quiet"]
+    )
+    assert summary["config"]["agents"][0] == "torch:checkpoints/hexenflug_torch.pt"
+    assert (tmp_path / "hexenflug_torch" / "report.md").is_file()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "problem"),
+    [
+        ("weights.bin", b"\x80\x03binary", "not a YAML config: not UTF-8 text"),
+        ("notes.txt", b"just some words", "neither a config .* nor a checkpoint"),
+        ("broken.pt", b"not a checkpoint", "cannot load torch checkpoint"),
+        ("bare.zip", b"PK", "has no .*cauldron.json|cannot read"),
+        ("missing.pt", None, "checkpoint .*missing.pt' not found"),
+    ],
+)
+def test_a_file_that_is_neither_a_config_nor_a_checkpoint_is_a_clear_error(
+    tmp_path, name, content, problem
+):
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(envs.ConfigError, match=problem):
+        load_config(path)
+
+
+def test_a_checkpoint_that_does_not_record_its_training_is_refused(tmp_path):
+    path = tmp_path / "old.pt"
+    torch.save({"format": "cauldron-torch-v1", "env_id": "hexenflug_v1"}, path)
+    with pytest.raises(envs.ConfigError, match="does not record num_players, options"):
+        load_config(path)
+
+
 def test_ship_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     data = tiny("headless_horseman_v1", "torch", tmp_path, total_steps=128, final_eval_games=2)
     path = tmp_path / "quick.yaml"
@@ -65,11 +122,17 @@ def test_ship_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     with pytest.raises(envs.ConfigError, match="is not a finished torch or sb3 run"):
         ship(run, "mine", root=tmp_path)
     train_cli.main([str(path), "--quiet"])
-    checkpoint, config_path = ship(run, "mine", root=tmp_path)
+    checkpoint, override = ship(run, "mine", root=tmp_path)
     assert checkpoint.read_bytes() == (run / "final.pt").read_bytes()
-    written = yaml.safe_load(config_path.read_text())
-    assert written["agents"][0] == "torch:checkpoints/mine.pt"
-    assert written["players"] == [2] and written["games"] == 2
+    assert yaml.safe_load(override.read_text()) == {
+        "base": "../../../checkpoints/mine.pt",
+        "games": 2,
+    }
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        config = load_config("configs/eval/trained/mine.yaml")
+    assert config.agents[0] == "torch:checkpoints/mine.pt"
+    assert (config.players, config.games, config.name) == ([2], 2, "mine")
 
 
 def test_ship_writes_an_sb3_run_as_a_model_maskableppo_loads(tmp_path):
@@ -78,18 +141,18 @@ def test_ship_writes_an_sb3_run_as_a_model_maskableppo_loads(tmp_path):
     path.write_text(yaml.safe_dump(data))
     run = tmp_path / data["name"]
     train_cli.main([str(path), "--quiet"])
-    checkpoint, config_path = ship(run, "mine", root=tmp_path)
+    checkpoint = ship(run, "mine", root=tmp_path)[0]
     with zipfile.ZipFile(checkpoint) as shipped, zipfile.ZipFile(run / "final.zip") as full:
         assert {"data", "policy.pth", "policy.optimizer.pth"} <= set(shipped.namelist())
         assert shipped.read("policy.pth") == full.read("policy.pth")
         assert len(shipped.read("policy.optimizer.pth")) < len(full.read("policy.optimizer.pth"))
-    assert trained_with(checkpoint) == (2, {})
-    written = yaml.safe_load(config_path.read_text())
-    assert written["agents"][0] == "sb3:checkpoints/mine.zip"
+    assert trained_with(checkpoint) == ("headless_horseman_v1", 2, {})
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        agent = make_agent(written["agents"][0], written["env"], seed=0)
-        env = envs.make(written["env"], num_players=2)
+        config = load_config("checkpoints/mine.zip")
+        assert config.agents[0] == "sb3:checkpoints/mine.zip"
+        agent = make_agent(config.agents[0], config.env, seed=0)
+        env = envs.make(config.env, num_players=2)
         env.reset(seed=0)
         obs = env.observe(env.agent_selection)
         assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
@@ -102,8 +165,7 @@ def test_a_shipped_sb3_zip_loads_in_maskableppo_and_plays_as_the_sb3_agent(check
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(checkpoint, device="cpu")
-    players, options = trained_with(checkpoint)
-    env_id = json.loads(checkpoint.with_name(checkpoint.name + SB3_META).read_text())["env_id"]
+    env_id, players, options = trained_with(checkpoint)
     agent = make_agent(f"sb3:{checkpoint}", env_id, seed=0)
     env = envs.make(env_id, num_players=players, **options)
     env.reset(seed=3)

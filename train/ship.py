@@ -1,12 +1,14 @@
-"""Ship a finished run: its final checkpoint into ``checkpoints/`` and an evaluation config that
-replays its final evaluation into ``configs/eval/trained/``.
+"""Ship a finished run: its final checkpoint into ``checkpoints/``.
 
     cauldron ship runs/train/headless_horseman_torch-seed0 [--name headless_horseman_torch]
 
 The README's training rows are shipped this way, so a reader reproduces a row's evaluation
-without retraining: ``cauldron eval configs/eval/trained/<name>.yaml`` plays the checkpoint beside
-random play and every heuristic, on the same seeds (from 0) and options as the run's final
-evaluation. A PyTorch run ships ``final.pt`` as ``<name>.pt`` (a ``torch:`` agent); an SB3 run
+without retraining: ``cauldron eval checkpoints/<name>.pt`` (or ``.zip``) plays the checkpoint
+beside random play and every heuristic, on the same seeds (from 0) and options as the run's final
+evaluation, its config derived from what the checkpoint records (:mod:`cauldron.eval.trained`).
+A run whose final evaluation played other than :data:`cauldron.eval.trained.GAMES` games per
+pairing also gets ``configs/eval/trained/<name>.yaml``, its checkpoint as ``base:`` and its
+``games``. A PyTorch run ships ``final.pt`` as ``<name>.pt`` (a ``torch:`` agent); an SB3 run
 ships ``<name>.zip``, a model that ``MaskablePPO.load`` reads (the optimizer's state reset; the
 ``sb3:`` agent reads only its ``policy.pth``), and its ``.cauldron.json`` sidecar.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -24,21 +27,23 @@ import numpy as np
 import yaml
 from gymnasium import spaces
 
-from cauldron.agents import HEURISTICS
 from cauldron.agents.checkpoints import SB3_META
 from cauldron.envs.core.errors import ConfigError, run_command
 from cauldron.envs.core.folders import atomic_file
+from cauldron.eval import trained
 from cauldron.eval.config import parse_config
 from cauldron.train.config import TrainConfig
 from cauldron.train.config import parse_config as parse_config_train
 
 CHECKPOINTS = Path("checkpoints")
-CONFIGS = Path("configs/eval/trained")
+OVERRIDES = Path("configs/eval/trained")
 
 
-def ship(run: Path, name: str, root: Path = Path(".")) -> tuple[Path, Path]:
-    """Copy ``run/final.pt`` to ``checkpoints/<name>.pt`` and write
-    ``configs/eval/trained/<name>.yaml`` (both under ``root``); the two paths."""
+def ship(run: Path, name: str, root: Path = Path(".")) -> list[Path]:
+    """Copy ``run``'s ``final.pt`` (or ``final.zip``) to ``checkpoints/<name>.pt`` (``.zip``)
+    under ``root``, and write ``configs/eval/trained/<name>.yaml`` there if the run's final
+    evaluation played other than :data:`cauldron.eval.trained.GAMES` games; the paths written,
+    the checkpoint first."""
     saved = run / "config.yaml"
     final = next((run / f for f in ("final.pt", "final.zip") if (run / f).is_file()), None)
     if final is None or not saved.is_file():
@@ -47,38 +52,25 @@ def ship(run: Path, name: str, root: Path = Path(".")) -> tuple[Path, Path]:
             "or no config.yaml)"
         )
     config = yaml.safe_load(saved.read_text())
-    kind = "torch" if final.suffix == ".pt" else "sb3"
+    games = config["final_eval_games"]
+    parse_config({**trained.eval_config(final), "games": games})  # before anything is written
     checkpoint = CHECKPOINTS / f"{name}{final.suffix}"
-    agents = [f"{kind}:{checkpoint}", "random"]
-    agents += [f"heuristic:{h}" for h in HEURISTICS.get(config["env"], {})]
-    evaluation = {
-        "env": config["env"],
-        "players": [config["num_players"]],
-        "agents": agents,
-        "labels": {agents[0]: name},
-        "games": config["final_eval_games"],
-        "seed": 0,
-        "workers": 2,
-        "options": config["options"],
-        "out": "runs/eval",
-        "name": name,
-    }
-    source = f"{kind}:{final}"  # checked with the run's own file before anything is written
-    parse_config({**evaluation, "agents": [source, *agents[1:]], "labels": {source: name}})
     (root / CHECKPOINTS).mkdir(parents=True, exist_ok=True)
-    (root / CONFIGS).mkdir(parents=True, exist_ok=True)
-    if kind == "torch":
+    if final.suffix == ".pt":
         shutil.copyfile(final, root / checkpoint)
     else:
         ship_sb3(final, root / checkpoint, parse_config_train(config, str(saved)))
-    header = (
-        f"# The final evaluation of {run.name} "
-        f"({config['env']}, {config['num_players']} players),\n"
-        f"# replayed from the shipped checkpoint: cauldron eval {CONFIGS / name}.yaml\n"
+    if games == trained.GAMES:
+        return [root / checkpoint]
+    override = root / OVERRIDES / f"{name}.yaml"
+    override.parent.mkdir(parents=True, exist_ok=True)
+    base = Path(os.path.relpath(CHECKPOINTS, OVERRIDES)) / checkpoint.name
+    override.write_text(
+        f"# The final evaluation of {checkpoint}, which played {games} games per pairing:\n"
+        f"# cauldron eval {OVERRIDES / name}.yaml\n"
+        + yaml.safe_dump({"base": base.as_posix(), "games": games}, sort_keys=False)
     )
-    target = root / CONFIGS / f"{name}.yaml"
-    target.write_text(header + yaml.safe_dump(evaluation, sort_keys=False))
-    return root / checkpoint, target
+    return [root / checkpoint, override]
 
 
 class _Spaces(gymnasium.Env):

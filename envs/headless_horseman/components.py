@@ -1,4 +1,4 @@
-"""Return of the Headless Horseman components as data (``shared/design/components.md``).
+"""Return of the Headless Horseman components as data (defaults: the rulebook leaves them open).
 
 Cards are numbered ``0..29``: ``card = (top - 1) * 5 + bottom`` where bottom 0 is blank, 1–3 move
 the Horseman that many spaces and 4 is the speed icon. The board is one progress index shared by
@@ -25,7 +25,7 @@ PUMPKINS = frozenset(range(4))
 class Board:
     """Spaces of the shared progress index.
 
-    The defaults are components.md's first-guess board with every space doubled (bridge 36 -> 72)
+    The defaults are the first-guess board with every space doubled (bridge 36 -> 72)
     except the green paths' ends, which stay 3, 5 and 7 spaces past the Spinning Tree (43, 45,
     47), and the Horseman starting 6 spaces behind the farm instead of 10. On the first guess the
     best heuristic team won over 99% of games; on this board it wins about 82-90% and random
@@ -50,7 +50,7 @@ class Board:
 BOARD = Board()
 # The lowest Horseman start a board may have: the observation's Horseman field begins here.
 LOWEST_HORSEMAN_START = BOARD.horseman_start - 10
-# components.md's first guess, kept for reference and for rule tests.
+# The first-guess board, kept for reference and for rule tests.
 FIRST_GUESS_BOARD = Board(
     horseman_start=-10,
     split_tree=20,

@@ -1,4 +1,4 @@
-"""Hexenflug components as data (``shared/design/components.md``).
+"""Hexenflug components as data (defaults where the rulebook leaves them open).
 
 Witch cards are numbered ``0..74``: ``card = colour * 15 + (value - 1)``; each 15 shows a black cat.
 """

@@ -668,7 +668,7 @@ class BatchedHocusPocus:
         flow.resolve |= rows & ~miss & ~salt
 
     def _resolve_spell(self, state: BatchedState, flow: Flow, generator: torch.Generator) -> None:
-        """Apply the effect of the revealed Spell (components.md's table)."""
+        """Apply the effect of the revealed Spell (the table of RULES.md, 'Spell Cards')."""
         rows = flow.resolve
         if not bool(rows.any()):
             return

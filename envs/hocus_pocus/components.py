@@ -1,4 +1,4 @@
-"""Hocus Pocus components as data (defaults from ``shared/design/components.md``).
+"""Hocus Pocus components as data (defaults where the rulebook leaves them open).
 
 Cards are numbered ``0..49``: ``card = (colour * 5 + type) * 2 + copy``. Colours and types are
 numbered in the orders below. Which cards carry an icon, the board and the spell deck are options

@@ -1,4 +1,4 @@
-"""Options of ``hocus_pocus_v1``; every default of components.md is one of these."""
+"""Options of ``hocus_pocus_v1``; every default the rulebook leaves open is one of these."""
 
 from __future__ import annotations
 

@@ -317,7 +317,7 @@ class HocusPocusRules(PhasedRules):
         self._resolve_spell(state)
 
     def _resolve_spell(self, state: State) -> None:
-        """Apply the effect of the revealed Spell (components.md's table)."""
+        """Apply the effect of the revealed Spell (the table of RULES.md, 'Spell Cards')."""
         name = self.spell_names[state.spell]
         n, turn = self.num_players, state.turn
         clockwise = [(turn + k) % n for k in range(n)]
@@ -407,7 +407,7 @@ class HocusPocusRules(PhasedRules):
         """Discard the Spell; check for a stun if it changed the Cauldron; go on with the turn.
         After a failed play the player discards and draws; a hand that was empty when the play
         failed (or that the Spell emptied) makes one forced draw instead, with no discard, even
-        if the Spell has put a card in it since (components.md)."""
+        if the Spell has put a card in it since (a default: the rulebook leaves it open)."""
         state.spell_discard.append(state.spell)
         state.spell = -1
         if cauldron_changed and self._check_stun(state):

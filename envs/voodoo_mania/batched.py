@@ -347,8 +347,8 @@ class BatchedVoodooMania:
         return self.hand_sizes(state) + state.pile_size
 
     def winners(self, state: BatchedState) -> torch.Tensor:
-        """End of the Game (components.md): ``[B, n]`` bool, the fewest points win; ties are
-        shared."""
+        """End of the Game (a default: the rulebook leaves it open): ``[B, n]`` bool, the fewest
+        points win; ties are shared."""
         return state.scores == state.scores.min(dim=1, keepdim=True).values
 
     def figures(self, state: BatchedState) -> dict[str, torch.Tensor]:
@@ -540,8 +540,8 @@ class BatchedVoodooMania:
         return torch.where(place < state.pile_size[:, :, None], state.piles, NONE)
 
     def _stalled(self, state: BatchedState) -> torch.Tensor:
-        """``[B]``: a stalled table (components.md leaves it open): no card in any hand or own
-        pile can be played on the wanted pair, so nothing can ever change; the round then
+        """``[B]``: a stalled table (a default: the rulebook leaves it open): no card in any hand
+        or own pile can be played on the wanted pair, so nothing can ever change; the round then
         ends."""
         return state.answers.gather(1, self.wanted(state)[:, None]).squeeze(1) == 0
 

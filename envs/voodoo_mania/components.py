@@ -1,4 +1,4 @@
-"""Voodoo Mania components as data (``shared/design/components.md``).
+"""Voodoo Mania components as data (defaults where the rulebook leaves them open).
 
 A *pair* is an (ingredient, colour) combination numbered ``ingredient * 5 + colour``. Each of the
 91 cards has two sides; a side shows four pairs (each ingredient once, each colour once) and

@@ -1,4 +1,4 @@
-"""Generate the 91-card deck once (components.md) and write ``deck.json``.
+"""Generate the 91-card deck once (a default: the rulebook leaves it open) and write ``deck.json``.
 
     python -m cauldron.envs.voodoo_mania.make_deck   # writes the shipped file; the seed is fixed
 

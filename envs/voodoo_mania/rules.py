@@ -127,7 +127,8 @@ class VoodooManiaRules(SimultaneousRules):
         return [len(h) + len(p) for h, p in zip(state.hands, state.piles, strict=True)]
 
     def winners(self, state: State) -> list[int]:
-        """End of the Game (components.md): the fewest points win; ties are shared."""
+        """End of the Game (a default: the rulebook leaves it open): the fewest points win; ties
+        are shared."""
         best = min(state.scores)
         return [seat for seat, s in enumerate(state.scores) if s == best]
 
@@ -210,8 +211,8 @@ class VoodooManiaRules(SimultaneousRules):
         return tuple(a + b for a, b in zip(first, second, strict=True))
 
     def _stalled(self, state: State) -> bool:
-        """A stalled table (components.md leaves it open): no card in any hand or own pile can
-        be played on the wanted pair, so nothing can ever change; the round then ends."""
+        """A stalled table (a default: the rulebook leaves it open): no card in any hand or own
+        pile can be played on the wanted pair, so nothing can ever change; the round then ends."""
         wanted = self.wanted(state)
         return not any(
             wanted in self.playable_on[c] for cards in state.hands + state.piles for c in cards
