@@ -30,6 +30,7 @@ from cauldron.envs.core.batched import randint, shuffled_decks, uniform
 from cauldron.envs.core.batched_ops import as_float, record_choice
 from cauldron.envs.headless_horseman import actions as A
 from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.facts import FACTS
 from cauldron.envs.headless_horseman.phases import Phase
 from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules, State
 
@@ -158,7 +159,7 @@ class BatchedHeadlessHorseman:
     """The rules of one reference ``HeadlessHorsemanRules`` (player count, options, board) for
     B games at once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
 
-    cooperative = True
+    cooperative = FACTS.cooperative
     num_actions = A.NUM_ACTIONS
 
     def __init__(self, rules: HeadlessHorsemanRules, encoder: Any, device: Any) -> None:

@@ -40,6 +40,7 @@ from cauldron.envs.core.batched import chance_rows, randint, shuffled_decks, uni
 from cauldron.envs.core.batched_ops import record_choice
 from cauldron.envs.voodoo_mania import actions as A
 from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.facts import FACTS
 from cauldron.envs.voodoo_mania.phases import Phase
 from cauldron.envs.voodoo_mania.rules import State, VoodooManiaRules
 
@@ -199,7 +200,7 @@ class BatchedVoodooMania:
     """The rules of one reference ``VoodooManiaRules`` (player count, options) for B games at
     once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
 
-    cooperative = False
+    cooperative = FACTS.cooperative
     num_actions = A.NUM_ACTIONS
 
     def __init__(self, rules: VoodooManiaRules, encoder: Any, device: Any) -> None:
