@@ -5,33 +5,18 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cauldron.envs.core.devices import torch_device
 from cauldron.envs.core.errors import ConfigError
+from cauldron.envs.core.facts import EnvSpec
+from cauldron.envs.headless_horseman.facts import FACTS as HEADLESS_HORSEMAN
+from cauldron.envs.hexenflug.facts import FACTS as HEXENFLUG
+from cauldron.envs.hocus_pocus.facts import FACTS as HOCUS_POCUS
+from cauldron.envs.voodoo_mania.facts import FACTS as VOODOO_MANIA
 
 if TYPE_CHECKING:
     import torch
-
-
-@dataclass(frozen=True)
-class EnvSpec:
-    """Where an environment lives and what it offers."""
-
-    module: str
-    players: tuple[int, int]
-    cooperative: bool
-    parallel: bool = False
-    measure: str = "win_rate"  # the rulebook's outcome, the verdict's measure (:data:`MEASURES`)
-    score: str = "score"  # the key of the game's progress figure in ``info`` (a diagnostic)
-    lower_is_better: bool = False  # fewer is better: the Horseman's scares, Voodoo Mania's points
-    hidden_hands: bool = True  # state()'s `hands` field holds cards the other seats do not see
-
-    def __post_init__(self) -> None:
-        expected = "win_rate" if self.cooperative else "won_minus_lost"
-        if self.measure != expected:
-            raise ValueError(f"{self.module}: measure {self.measure!r}, expected {expected!r}")
 
 
 MEASURES = {
@@ -43,34 +28,9 @@ MEASURES = {
 
 
 REGISTRY: dict[str, EnvSpec] = {
-    "headless_horseman_v1": EnvSpec(
-        "cauldron.envs.headless_horseman",
-        (2, 4),
-        cooperative=True,
-        parallel=True,
-        measure="win_rate",
-        score="scares",
-        lower_is_better=True,
-    ),
-    "hexenflug_v1": EnvSpec(
-        "cauldron.envs.hexenflug",
-        (2, 5),
-        cooperative=False,
-        measure="won_minus_lost",
-        hidden_hands=False,
-    ),
-    "voodoo_mania_v1": EnvSpec(
-        "cauldron.envs.voodoo_mania",
-        (2, 6),
-        cooperative=False,
-        parallel=True,
-        measure="won_minus_lost",
-        lower_is_better=True,
-    ),
-    "hocus_pocus_v1": EnvSpec(
-        "cauldron.envs.hocus_pocus", (2, 6), cooperative=True, measure="win_rate", score="stuns"
-    ),
+    facts.name: facts for facts in (HEADLESS_HORSEMAN, HEXENFLUG, VOODOO_MANIA, HOCUS_POCUS)
 }
+"""Every game by its environment id: the facts each game's package declares."""
 
 
 def ids() -> list[str]:

@@ -114,14 +114,15 @@ class RecallEncoder(FlatEncoder):
         return []
 
 
+RECALL = EnvSpec("recall_v0", __name__, (2, 2), default_players=2, cooperative=True)
+
+
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     rules_class = RecallRules
     encoder_class = RecallEncoder
     render_table = staticmethod(lambda rules, state, seat: f"turn {state.turn}")
     options_class = RecallOptions
-    player_range = (2, 2)
-    default_players = 2
-    metadata = {"render_modes": ["ansi"], "name": "recall_v0", "is_parallelizable": False}
+    facts = RECALL
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
@@ -131,8 +132,8 @@ def env(num_players: int | None = None, render_mode: str | None = None, **option
 @pytest.fixture
 def recall(monkeypatch) -> str:
     """``recall_v0`` registered for the test."""
-    monkeypatch.setitem(REGISTRY, "recall_v0", EnvSpec(__name__, (2, 2), cooperative=True))
-    return "recall_v0"
+    monkeypatch.setitem(REGISTRY, RECALL.name, RECALL)
+    return RECALL.name
 
 
 # ---------------------------------------------------------------------------- a hand-made rollout

@@ -32,7 +32,7 @@ from cauldron import envs
 from cauldron.agents import HEURISTICS, make_agent
 from cauldron.envs.core import views
 from cauldron.envs.core.errors import ConfigError
-from cauldron.envs.core.rules import SimultaneousRules
+from cauldron.envs.core.simultaneous import SimultaneousRules
 from cauldron.envs.core.views import figures, seen_action
 from cauldron.eval import human, records, viewer
 from cauldron.eval.play import play_game

@@ -25,6 +25,7 @@ from pettingzoo import AECEnv
 from cauldron.envs.core.actions import as_action
 from cauldron.envs.core.encoding import FlatEncoder
 from cauldron.envs.core.errors import ConfigError, IllegalActionError
+from cauldron.envs.core.facts import EnvSpec
 from cauldron.envs.core.options import CommonOptions, parse_options
 from cauldron.envs.core.svg import rasterize
 
@@ -36,8 +37,11 @@ class CauldronAECEnv(AECEnv):
     observation and state encoder; ``render_table(rules, state, seat)`` draws the table as text
     and ``svg_table(rules, state, seat)`` as SVG (:mod:`cauldron.envs.core.svg`; the render modes
     ``svg`` and ``rgb_array`` where ``metadata["render_modes"]`` lists them);
-    ``options_class`` is a dataclass deriving from :class:`CommonOptions`; ``player_range`` is the
-    inclusive allowed player count.
+    ``options_class`` is a dataclass deriving from :class:`CommonOptions`; ``facts`` is the
+    game's :class:`~cauldron.envs.core.facts.EnvSpec`, from which the class takes
+    ``player_range`` (the inclusive allowed player count), ``default_players`` and ``metadata``
+    (its ``name`` and ``is_parallelizable``; render modes ``ansi``, and ``svg`` and ``rgb_array``
+    when the game has an ``svg_table``).
     """
 
     rules_class: ClassVar[type]
@@ -45,9 +49,19 @@ class CauldronAECEnv(AECEnv):
     render_table: ClassVar[Callable[[Any, Any, int | None], str]]
     svg_table: ClassVar[Callable[[Any, Any, int | None], str]]
     options_class: ClassVar[type[CommonOptions]] = CommonOptions
+    facts: ClassVar[EnvSpec]
     player_range: ClassVar[tuple[int, int]]
     default_players: ClassVar[int]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game's class reads its player counts and ``metadata`` from its ``facts``."""
+        super().__init_subclass__(**kwargs)
+        if "facts" in cls.__dict__:
+            cls.player_range = cls.facts.players
+            cls.default_players = cls.facts.default_players
+            svg = ["svg", "rgb_array"] if hasattr(cls, "svg_table") else []
+            cls.metadata = cls.facts.metadata(["ansi", *svg])
 
     def __init__(
         self, num_players: int | None = None, render_mode: str | None = None, **options: Any
@@ -69,7 +83,7 @@ class CauldronAECEnv(AECEnv):
         self.options = parse_options(self.options_class, options)
         self.rules = self.rules_class(num_players, self.options)
         self.encoder = self.encoder_class(self.rules)
-        self.cooperative = _is_cooperative(self.metadata["name"])
+        self.cooperative = self.facts.cooperative
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         n_actions = self.rules.num_actions
@@ -198,12 +212,6 @@ class CauldronAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
-
-
-def _is_cooperative(env_id: str) -> bool:
-    from cauldron.envs.registry import REGISTRY
-
-    return REGISTRY[env_id].cooperative
 
 
 def penalty_rewards(

@@ -23,22 +23,6 @@ def as_float(mask: torch.Tensor) -> torch.Tensor:
     return mask.view(torch.uint8).float()
 
 
-def record_choice(
-    pending: torch.Tensor, actor: torch.Tensor, actions: torch.Tensor, live: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The batched ``SimultaneousRules.apply`` bookkeeping: write each live row's ``actions``
-    into ``pending [B, n]`` at its ``actor`` and move the actor on. Returns the new ``pending``,
-    the new ``actor`` and ``last [B]``: the rows whose last seat has now chosen (their actor is
-    back at 0; their choices are still in ``pending``, to be resolved and cleared)."""
-    n = pending.shape[1]
-    seats = torch.arange(n, device=pending.device)
-    chosen = live[:, None] & (seats[None, :] == actor[:, None])
-    pending = torch.where(chosen, actions[:, None], pending)
-    last = live & (actor == n - 1)
-    actor = torch.where(last, 0, torch.where(live, actor + 1, actor))
-    return pending, actor, last
-
-
 def inverse_permutation(perm: torch.Tensor) -> torch.Tensor:
     """``perm.argsort(dim=1)`` for rows that are permutations of ``0..k-1`` (each row's inverse),
     by one scatter instead of a sort (~25x cheaper on ``[1024, 50]``)."""

@@ -20,7 +20,8 @@ from cauldron.envs.core.errors import IllegalActionError
 
 
 class CauldronParallelEnv(ParallelEnv):
-    """Base Parallel environment; ``aec_class`` is the game's AEC class (for spaces and options).
+    """Base Parallel environment; ``aec_class`` is the game's AEC class (for spaces, options and
+    ``metadata``).
 
     Every live agent acts in every step; an agent with nothing to choose has a single legal
     action. Observations and masks are those of the AEC environment, and so are truncation (a
@@ -31,6 +32,13 @@ class CauldronParallelEnv(ParallelEnv):
 
     aec_class: ClassVar[type[CauldronAECEnv]]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": True}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game's class has the ``metadata`` of its AEC class (read from the game's facts)."""
+        super().__init_subclass__(**kwargs)
+        if "aec_class" in cls.__dict__:
+            aec = cls.aec_class
+            cls.metadata = aec.facts.metadata(aec.metadata["render_modes"])
 
     def __init__(
         self, num_players: int | None = None, render_mode: str | None = None, **options: Any

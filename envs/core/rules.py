@@ -71,27 +71,3 @@ class PhasedRules:
 
     def phase_name(self, state: Any) -> str:
         return state.phase.name.lower()
-
-
-class SimultaneousRules(PhasedRules):
-    """Rules where every seat chooses at once (``apply_joint``). The AEC environment asks the
-    seats in order; each choice waits hidden in ``state.pending`` until the last one is made."""
-
-    num_players: int
-
-    def legal_mask(self, state: Any) -> np.ndarray:
-        return self.legal_mask_for(state, state.actor)
-
-    def mid_step(self, state: Any) -> bool:
-        return bool(state.pending)
-
-    def apply(self, state: Any, action: int) -> tuple[float, ...]:
-        """Record the actor's hidden choice; the last seat's choice resolves the step."""
-        state.pending[state.actor] = action
-        if len(state.pending) < self.num_players:
-            state.actor += 1
-            return (0.0,) * self.num_players
-        joint = [state.pending[seat] for seat in range(self.num_players)]
-        state.pending = {}
-        state.actor = 0
-        return self.apply_joint(state, joint)

@@ -1,11 +1,12 @@
 """Return of the Headless Horseman for B games at once, as tensors (the batched engine).
 
-The same rules as ``rules.py``, function for function (``new_games``, ``apply``, ``apply_joint``,
+The same rules as ``rules.py``, function for function (``new_games``, ``apply_joint``,
 ``_resolve_turn``, ``_move_ichabod``, ``_split``, ``_move_horseman``, ``_to_next_blank``,
-``_flip``, ``_draw``, ``_begin_round``), over :class:`BatchedState`, whose fields are those of
-``rules.State`` with a batch dimension first. Hands and the row are fixed-size tensors padded with
-``-1``; every rule runs for the whole batch and a ``live`` mask ([B] bool) says which games it
-applies to, so no Python ``if`` looks at one game's data. Chance (spins, the ``reshuffle``
+``_flip``, ``_draw``, ``_begin_round``; the AEC order's ``apply`` is the shared
+:class:`~cauldron.envs.core.simultaneous.BatchedSimultaneous`), over :class:`BatchedState`,
+whose fields are those of ``rules.State`` with a batch dimension first. Hands and the row are
+fixed-size tensors padded with ``-1``; every rule runs for the whole batch and a ``live`` mask
+([B] bool) says which games it applies to, so no Python ``if`` looks at one game's data. Chance (spins, the ``reshuffle``
 option's shuffles, deals) comes from the ``torch.Generator`` passed in.
 
 The draw pile and the discard pile share one ring of 30 card slots (``piles``), read from
@@ -27,9 +28,11 @@ import numpy as np
 import torch
 
 from cauldron.envs.core.batched import randint, shuffled_decks, uniform
-from cauldron.envs.core.batched_ops import as_float, record_choice
+from cauldron.envs.core.batched_ops import as_float
+from cauldron.envs.core.simultaneous import BatchedSimultaneous, has_chosen, own_choice
 from cauldron.envs.headless_horseman import actions as A
 from cauldron.envs.headless_horseman import components as C
+from cauldron.envs.headless_horseman.facts import FACTS
 from cauldron.envs.headless_horseman.phases import Phase
 from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules, State
 
@@ -154,11 +157,12 @@ def landing_passes(board: C.Board) -> int:
     return max(passes.values())
 
 
-class BatchedHeadlessHorseman:
+class BatchedHeadlessHorseman(BatchedSimultaneous):
     """The rules of one reference ``HeadlessHorsemanRules`` (player count, options, board) for
     B games at once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
 
-    cooperative = True
+    cooperative = FACTS.cooperative
+    choosing_phase = PLAY
     num_actions = A.NUM_ACTIONS
 
     def __init__(self, rules: HeadlessHorsemanRules, encoder: Any, device: Any) -> None:
@@ -254,19 +258,12 @@ class BatchedHeadlessHorseman:
         )
 
     # ----------------------------------------------------------------- queries
-    def acting_seat(self, state: BatchedState) -> torch.Tensor:
-        return state.actor
-
     def is_over(self, state: BatchedState) -> torch.Tensor:
         return state.phase == OVER
 
     def is_truncated(self, state: BatchedState) -> torch.Tensor:
         """A game always ends by its rules."""
         return torch.zeros_like(state.phase, dtype=torch.bool)
-
-    def mid_step(self, state: BatchedState) -> torch.Tensor:
-        """Some seat has chosen and the play round waits for the others."""
-        return (state.pending >= 0).any(dim=1)
 
     def pumpkins_up(self, state: BatchedState) -> torch.Tensor:
         """``[B]`` pumpkin tokens among the face-up ones."""
@@ -292,23 +289,7 @@ class BatchedHeadlessHorseman:
         mask[:, A.PLAY_TOP] = hand[:, 0] < 0  # no hand: the draw pile's top card
         return mask[:, : A.NUM_ACTIONS] & (state.phase == PLAY)[:, None]
 
-    def legal_mask(self, state: BatchedState) -> torch.Tensor:
-        return self.legal_mask_for(state, state.actor)
-
     # ----------------------------------------------------------------- transitions
-    def apply(
-        self, state: BatchedState, actions: torch.Tensor, generator: torch.Generator
-    ) -> torch.Tensor:
-        """AEC order (``SimultaneousRules.apply``): record the actor's hidden choice; the last
-        seat's choice resolves the play round (:meth:`apply_joint`). Returns ``[B, n]``."""
-        live = state.phase == PLAY
-        state.pending, state.actor, last = record_choice(state.pending, state.actor, actions, live)
-        if not bool(last.any()):  # no game completes its play round: nothing more to do
-            return torch.zeros(len(actions), self.num_players, device=self.device)
-        joint = state.pending
-        state.pending = torch.where(last[:, None], -1, state.pending)
-        return self.apply_joint(state, joint, generator, last)
-
     def apply_joint(
         self,
         state: BatchedState,
@@ -529,7 +510,10 @@ class BatchedHeadlessHorseman:
             (o["row"] + state.row, in_row),
             (o["discard_pile"] + state.piles, in_discard),
             (self.relative_index[:, 0].expand(rows, -1), self.handless[seat_at]),
-            (self.relative_index[:, 1].expand(rows, -1), state.pending.gather(1, seat_at) >= 0),
+            (
+                self.relative_index[:, 1].expand(rows, -1),
+                has_chosen(state.pending).gather(1, seat_at),
+            ),
         ]
         scalars = [
             (state.phase == OVER).float(),
@@ -560,7 +544,7 @@ class BatchedHeadlessHorseman:
         layout = self.observation_layout
         o, rows = layout.offsets, torch.arange(len(seat), device=self.device)
         ones, values = self._public(state, seat)
-        hand, choice = state.hands[rows, seat], state.pending[rows, seat][:, None]
+        hand, choice = state.hands[rows, seat], own_choice(state.pending, seat)[:, None]
         ones.append((o["hand"] + hand, hand >= 0))
         ones.append((o["own_choice"] + choice, choice >= 0))
         return self._assemble(layout.size, ones, values)

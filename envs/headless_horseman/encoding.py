@@ -13,6 +13,7 @@ import numpy as np
 
 from cauldron.envs.core.encoding import FlatEncoder
 from cauldron.envs.core.layout import Field, Layout
+from cauldron.envs.core.simultaneous import choices_ones, chosen_ones, own_choice_ones
 from cauldron.envs.headless_horseman import components as C
 
 if TYPE_CHECKING:
@@ -66,13 +67,11 @@ class Encoder(FlatEncoder):
     def _own(self, state: State, seat: int, o: dict[str, int]) -> list[int]:
         """Own hand and own secret choice of this round."""
         ones = [o["hand"] + c for c in state.hands[seat]]
-        if seat in state.pending:
-            ones.append(o["own_choice"] + state.pending[seat])
-        return ones
+        return ones + own_choice_ones(state.pending, seat, o["own_choice"])
 
     def _hidden(self, state: State, out: np.ndarray, o: dict[str, int]) -> list[int]:
         ones = [o["hands"] + seat * N + c for seat, hand in enumerate(state.hands) for c in hand]
-        ones += [o["choices"] + seat * (N + 1) + a for seat, a in state.pending.items()]
+        ones += choices_ones(state.pending, o["choices"], N + 1)
         ones += [o["draw_pile_cards"] + c for c in state.draw_pile]
         return ones + [o["token_order"] + i * T + t for i, t in enumerate(state.tokens)]
 
@@ -87,7 +86,7 @@ class Encoder(FlatEncoder):
         ones += [o["row"] + c for c in state.row]
         ones += [o["discard_pile"] + c for c in state.discard]
         ones += [o["handless"] + relative[s] for s in self.rules.handless]
-        ones += [o["chosen"] + relative[s] for s in state.pending]
+        ones += chosen_ones(state.pending, o["chosen"], relative)
         index = [o["over"], o["speed_tile"], o["draw_pile_size"], o["rounds"]]
         value = [
             state.phase == 1,

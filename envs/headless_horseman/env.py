@@ -19,16 +19,15 @@ from pettingzoo.utils import wrappers
 from cauldron.envs.core.aec import CauldronAECEnv
 from cauldron.envs.core.parallel import CauldronParallelEnv
 from cauldron.envs.headless_horseman.encoding import Encoder
+from cauldron.envs.headless_horseman.facts import FACTS
 from cauldron.envs.headless_horseman.options import HeadlessHorsemanOptions
 from cauldron.envs.headless_horseman.render import render_table
 from cauldron.envs.headless_horseman.rules import HeadlessHorsemanRules
 from cauldron.envs.headless_horseman.svg import svg_table
 
-NAME = "headless_horseman_v1"
-
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
-    """Return of the Headless Horseman, cooperative, 2–4 players; choices in seat order, each
+    """Return of the Headless Horseman, cooperative; choices in seat order, each
     hidden from the later choosers until the round resolves."""
 
     rules_class = HeadlessHorsemanRules
@@ -36,26 +35,16 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     render_table = staticmethod(render_table)
     svg_table = staticmethod(svg_table)
     options_class = HeadlessHorsemanOptions
-    player_range = (2, 4)
-    default_players = 3
-    metadata = {
-        "render_modes": ["ansi", "svg", "rgb_array"],
-        "name": NAME,
-        "is_parallelizable": True,
-    }
+    facts = FACTS
 
 
 class parallel_env(CauldronParallelEnv):  # noqa: N801 (PettingZoo naming)
     """Return of the Headless Horseman with every player choosing at once."""
 
     aec_class = raw_env
-    metadata = {
-        "render_modes": ["ansi", "svg", "rgb_array"],
-        "name": NAME,
-        "is_parallelizable": True,
-    }
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
-    """The wrapped AEC environment (order enforcing), as ``cauldron.envs.make(NAME)``."""
+    """The wrapped AEC environment (order enforcing), as
+    ``cauldron.envs.make("headless_horseman_v1")``."""
     return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))

@@ -14,7 +14,7 @@ import numpy as np
 
 from cauldron.envs.core.deck import shuffled
 from cauldron.envs.core.errors import ConfigError
-from cauldron.envs.core.rules import SimultaneousRules
+from cauldron.envs.core.simultaneous import SimultaneousRules
 from cauldron.envs.headless_horseman import actions as A
 from cauldron.envs.headless_horseman import components as C
 from cauldron.envs.headless_horseman.options import HeadlessHorsemanOptions

@@ -1,4 +1,4 @@
-"""Hexenflug (``hexenflug_v1``): competitive push-your-luck for 2–5 players."""
+"""Hexenflug (``hexenflug_v1``): competitive push-your-luck."""
 
 from cauldron.envs.hexenflug.env import env, raw_env
 

@@ -30,6 +30,7 @@ from cauldron.envs.core.layout import Layout
 from cauldron.envs.hexenflug import actions as A
 from cauldron.envs.hexenflug import components as C
 from cauldron.envs.hexenflug.encoding import OBSERVATION_FIELDS, STATE_FIELDS, max_score
+from cauldron.envs.hexenflug.facts import FACTS
 from cauldron.envs.hexenflug.phases import Phase
 from cauldron.envs.hexenflug.rules import HexenflugRules, State
 
@@ -73,7 +74,7 @@ class BatchedHexenflug:
     set of options (those of the reference ``rules``)."""
 
     num_actions = A.NUM_ACTIONS
-    cooperative = False
+    cooperative = FACTS.cooperative
 
     def __init__(self, rules: HexenflugRules, device: torch.device) -> None:
         self.num_players = n = rules.num_players

@@ -18,6 +18,7 @@ from pettingzoo.utils import wrappers
 
 from cauldron.envs.core.aec import CauldronAECEnv
 from cauldron.envs.hexenflug.encoding import Encoder
+from cauldron.envs.hexenflug.facts import FACTS
 from cauldron.envs.hexenflug.options import HexenflugOptions
 from cauldron.envs.hexenflug.render import render_table
 from cauldron.envs.hexenflug.rules import HexenflugRules
@@ -25,20 +26,14 @@ from cauldron.envs.hexenflug.svg import svg_table
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
-    """Hexenflug, competitive push-your-luck, 2–5 players."""
+    """Hexenflug, competitive push-your-luck (player counts and metadata from :data:`FACTS`)."""
 
     rules_class = HexenflugRules
     encoder_class = Encoder
     render_table = staticmethod(render_table)
     svg_table = staticmethod(svg_table)
     options_class = HexenflugOptions
-    player_range = (2, 5)
-    default_players = 3
-    metadata = {
-        "render_modes": ["ansi", "svg", "rgb_array"],
-        "name": "hexenflug_v1",
-        "is_parallelizable": False,
-    }
+    facts = FACTS
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):

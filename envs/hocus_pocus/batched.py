@@ -41,6 +41,7 @@ from cauldron.envs.core.batched_ops import all_along, any_along, inverse_permuta
 from cauldron.envs.hocus_pocus import actions as A
 from cauldron.envs.hocus_pocus import components as C
 from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus.facts import FACTS
 from cauldron.envs.hocus_pocus.phases import Phase
 from cauldron.envs.hocus_pocus.rules import (
     AFTER_EMPTY_HAND,
@@ -170,7 +171,7 @@ class BatchedHocusPocus:
     """The rules of one reference ``HocusPocusRules`` (player count and options) for B games
     at once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
 
-    cooperative = True
+    cooperative = FACTS.cooperative
     num_actions = A.NUM_ACTIONS
 
     def __init__(self, rules: HocusPocusRules, device: Any) -> None:

@@ -18,6 +18,7 @@ from pettingzoo.utils import wrappers
 
 from cauldron.envs.core.aec import CauldronAECEnv
 from cauldron.envs.hocus_pocus.encoding import Encoder
+from cauldron.envs.hocus_pocus.facts import FACTS
 from cauldron.envs.hocus_pocus.options import HocusPocusOptions
 from cauldron.envs.hocus_pocus.render import render_table
 from cauldron.envs.hocus_pocus.rules import HocusPocusRules
@@ -25,20 +26,14 @@ from cauldron.envs.hocus_pocus.svg import svg_table
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
-    """Hocus Pocus: The Game, cooperative, 2–6 players."""
+    """Hocus Pocus: The Game (player counts and metadata from :data:`FACTS`)."""
 
     rules_class = HocusPocusRules
     encoder_class = Encoder
     render_table = staticmethod(render_table)
     svg_table = staticmethod(svg_table)
     options_class = HocusPocusOptions
-    player_range = (2, 6)
-    default_players = 4
-    metadata = {
-        "render_modes": ["ansi", "svg", "rgb_array"],
-        "name": "hocus_pocus_v1",
-        "is_parallelizable": False,
-    }
+    facts = FACTS
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):

@@ -1,9 +1,10 @@
 """Voodoo Mania for B games at once, as tensors (the batched engine).
 
 The same rules as ``rules.py``, function for function (``new_games``, ``_deal``, ``wanted``,
-``plays``, ``totals``, ``winners``, ``legal_mask_for``, ``apply``, ``apply_joint``, ``_cycle``,
-``_play``, ``_stalled``, ``_truncate``, ``_end_round``), over :class:`BatchedState`, whose fields
-are those of ``rules.State`` with a batch dimension first. Every rule runs for the whole batch and
+``plays``, ``totals``, ``winners``, ``legal_mask_for``, ``apply_joint``, ``_cycle``, ``_play``,
+``_stalled``, ``_truncate``, ``_end_round``; the AEC order's ``apply`` is the shared
+:class:`~cauldron.envs.core.simultaneous.BatchedSimultaneous`), over :class:`BatchedState`,
+whose fields are those of ``rules.State`` with a batch dimension first. Every rule runs for the whole batch and
 a ``live`` mask ([B] or [B, n] bool) says which games (or seats) it applies to, so no Python
 ``if`` looks at one game's data. Chance (the deals and each tick's play priority) comes from the
 ``torch.Generator`` passed in.
@@ -37,9 +38,10 @@ import torch
 from torch.nn.functional import one_hot, pad
 
 from cauldron.envs.core.batched import chance_rows, randint, shuffled_decks, uniform
-from cauldron.envs.core.batched_ops import record_choice
+from cauldron.envs.core.simultaneous import BatchedSimultaneous, has_chosen, own_choice
 from cauldron.envs.voodoo_mania import actions as A
 from cauldron.envs.voodoo_mania import components as C
+from cauldron.envs.voodoo_mania.facts import FACTS
 from cauldron.envs.voodoo_mania.phases import Phase
 from cauldron.envs.voodoo_mania.rules import State, VoodooManiaRules
 
@@ -195,11 +197,12 @@ def _one_hot(index: torch.Tensor, size: int) -> torch.Tensor:
     return (index[..., None] == torch.arange(size, device=index.device)).float()
 
 
-class BatchedVoodooMania:
+class BatchedVoodooMania(BatchedSimultaneous):
     """The rules of one reference ``VoodooManiaRules`` (player count, options) for B games at
     once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
 
-    cooperative = False
+    cooperative = FACTS.cooperative
+    choosing_phase = TICK
     num_actions = A.NUM_ACTIONS
 
     def __init__(self, rules: VoodooManiaRules, encoder: Any, device: Any) -> None:
@@ -306,18 +309,11 @@ class BatchedVoodooMania:
             getattr(state, name)[rows] = value
 
     # ----------------------------------------------------------------- queries
-    def acting_seat(self, state: BatchedState) -> torch.Tensor:
-        return state.actor
-
     def is_over(self, state: BatchedState) -> torch.Tensor:
         return state.phase == OVER
 
     def is_truncated(self, state: BatchedState) -> torch.Tensor:
         return state.truncated.clone()
-
-    def mid_step(self, state: BatchedState) -> torch.Tensor:
-        """Some seat has chosen and the tick waits for the others."""
-        return (state.pending >= 0).any(dim=1)
 
     def wanted(self, state: BatchedState) -> torch.Tensor:
         """``[B]``: the pair missing on the visible side of the Voodoo pile's top card."""
@@ -376,23 +372,7 @@ class BatchedVoodooMania:
         wait = torch.ones_like(may_cycle)[:, None]
         return torch.cat([wait, plays, cycles], dim=1) & (state.phase == TICK)[:, None]
 
-    def legal_mask(self, state: BatchedState) -> torch.Tensor:
-        return self.legal_mask_for(state, state.actor)
-
     # ----------------------------------------------------------------- transitions
-    def apply(
-        self, state: BatchedState, actions: torch.Tensor, generator: torch.Generator
-    ) -> torch.Tensor:
-        """AEC order (``SimultaneousRules.apply``): record the actor's hidden choice; the last
-        seat's choice resolves the tick (:meth:`apply_joint`). Returns ``[B, n]`` rewards."""
-        live = state.phase == TICK
-        state.pending, state.actor, last = record_choice(state.pending, state.actor, actions, live)
-        if not bool(last.any()):  # no game completes its tick: nothing more to do
-            return torch.zeros(len(actions), self.num_players, device=self.device)
-        joint = state.pending
-        state.pending = torch.where(last[:, None], -1, state.pending)
-        return self.apply_joint(state, joint, generator, last)
-
     def apply_joint(
         self,
         state: BatchedState,
@@ -604,7 +584,7 @@ class BatchedVoodooMania:
         n, rows = self.num_players, len(me)
         top = self._voodoo_top(state)
         per_seat = [self.hand_sizes(state), state.pile_size, state.scores]
-        per_seat += [state.last_cyclers.long(), (state.pending >= 0).long()]
+        per_seat += [state.last_cyclers.long(), has_chosen(state.pending).long()]
         per_seat = (torch.stack(per_seat, dim=1).double() / self.seat_bounds).float()
         seat_at = (me[:, None, None] + self.seat_ids) % n
         seen = pad(per_seat.gather(2, seat_at.expand(-1, len(per_seat[0]), -1)), (0, P - n))
@@ -635,7 +615,7 @@ class BatchedVoodooMania:
         fields["hand"] = _lookup(self.card_code, self._hand(state, seat)).flatten(1)
         plays = self.plays(state, seat) & (state.phase == TICK)[:, None, None]
         fields["hand_plays"] = plays.flatten(1).float()
-        choice = state.pending.gather(1, seat[:, None]).squeeze(1)
+        choice = own_choice(state.pending, seat)
         fields["own_choice"] = _one_hot(choice, A.NUM_ACTIONS)  # none: -1
         return torch.cat([fields[f.name] for f in self.observation_layout.fields], dim=1)
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from cauldron.envs.core.encoding import FlatEncoder
 from cauldron.envs.core.layout import Field, Layout
+from cauldron.envs.core.simultaneous import choices_ones, chosen_ones, own_choice_ones
 from cauldron.envs.voodoo_mania import actions as A
 from cauldron.envs.voodoo_mania import components as C
 
@@ -96,16 +97,14 @@ class Encoder(FlatEncoder):
                 o["hand_plays"] + 4 * slot + 2 * side + kind
                 for slot, side, kind in self.rules.plays(state, seat)
             ]
-        if seat in state.pending:
-            ones.append(o["own_choice"] + state.pending[seat])
-        return ones
+        return ones + own_choice_ones(state.pending, seat, o["own_choice"])
 
     def _hidden(self, state: State, out: np.ndarray, o: dict[str, int]) -> list[int]:
         ones = []
         for seat, hand in enumerate(state.hands):
             ones += self._hand_ones(hand, o["hands"] + seat * HAND)
             ones += [o["pile_cards"] + seat * C.NUM_CARDS + c for c in state.piles[seat]]
-        ones += [o["choices"] + seat * A.NUM_ACTIONS + a for seat, a in state.pending.items()]
+        ones += choices_ones(state.pending, o["choices"], A.NUM_ACTIONS)
         return ones + [o["voodoo_cards"] + c for c, _ in state.voodoo]
 
     def _public(self, state: State, out: np.ndarray, layout: Layout, me: int) -> list[int]:
@@ -120,7 +119,7 @@ class Encoder(FlatEncoder):
             o["last_player"] + (0 if state.last_player < 0 else 1 + relative[state.last_player])
         )
         ones += [o["last_cyclers"] + relative[s] for s in state.last_cyclers]
-        ones += [o["chosen"] + relative[s] for s in state.pending]
+        ones += chosen_ones(state.pending, o["chosen"], relative)
         index = [o["over"], o["voodoo_pile_size"], o["last_voodoo"], o["tick"]]
         value = [
             state.phase == 1,

@@ -19,12 +19,11 @@ from pettingzoo.utils import wrappers
 from cauldron.envs.core.aec import CauldronAECEnv
 from cauldron.envs.core.parallel import CauldronParallelEnv
 from cauldron.envs.voodoo_mania.encoding import Encoder
+from cauldron.envs.voodoo_mania.facts import FACTS
 from cauldron.envs.voodoo_mania.options import VoodooManiaOptions
 from cauldron.envs.voodoo_mania.render import render_table
 from cauldron.envs.voodoo_mania.rules import VoodooManiaRules
 from cauldron.envs.voodoo_mania.svg import svg_table
-
-NAME = "voodoo_mania_v1"
 
 
 class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
@@ -35,26 +34,16 @@ class raw_env(CauldronAECEnv):  # noqa: N801 (PettingZoo naming)
     render_table = staticmethod(render_table)
     svg_table = staticmethod(svg_table)
     options_class = VoodooManiaOptions
-    player_range = (2, 6)
-    default_players = 4
-    metadata = {
-        "render_modes": ["ansi", "svg", "rgb_array"],
-        "name": NAME,
-        "is_parallelizable": True,
-    }
+    facts = FACTS
 
 
 class parallel_env(CauldronParallelEnv):  # noqa: N801 (PettingZoo naming)
     """Voodoo Mania with every player choosing each tick at once."""
 
     aec_class = raw_env
-    metadata = {
-        "render_modes": ["ansi", "svg", "rgb_array"],
-        "name": NAME,
-        "is_parallelizable": True,
-    }
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, **options: Any):
-    """The wrapped AEC environment (order enforcing), as ``cauldron.envs.make(NAME)``."""
+    """The wrapped AEC environment (order enforcing), as
+    ``cauldron.envs.make("voodoo_mania_v1")``."""
     return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, **options))

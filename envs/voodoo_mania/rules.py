@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from cauldron.envs.core.errors import ConfigError
-from cauldron.envs.core.rules import SimultaneousRules
+from cauldron.envs.core.simultaneous import SimultaneousRules
 from cauldron.envs.voodoo_mania import actions as A
 from cauldron.envs.voodoo_mania import components as C
 from cauldron.envs.voodoo_mania.options import VoodooManiaOptions
