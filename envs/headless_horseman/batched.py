@@ -6,8 +6,8 @@ The same rules as ``rules.py``, function for function (``new_games``, ``apply_jo
 :class:`~cauldron.envs.core.simultaneous.BatchedSimultaneous`), over :class:`BatchedState`,
 whose fields are those of ``rules.State`` with a batch dimension first. Hands and the row are
 fixed-size tensors padded with ``-1``; every rule runs for the whole batch and a ``live`` mask
-([B] bool) says which games it applies to, so no Python ``if`` looks at one game's data. Chance (spins, the ``reshuffle``
-option's shuffles, deals) comes from the ``torch.Generator`` passed in.
+([B] bool) says which games it applies to, so no Python ``if`` looks at one game's data. Chance
+(spins, the ``reshuffle`` option's shuffles, deals) comes from the ``torch.Generator`` passed in.
 
 The draw pile and the discard pile share one ring of 30 card slots (``piles``), read from
 ``head``: first the draw pile from its top, then the discard pile from its first card. Flipping
@@ -45,6 +45,7 @@ PLAY, OVER = int(Phase.PLAY), int(Phase.OVER)
 BLANK, SECRET, TREE, SCARE = range(4)  # kinds of space
 
 
+# --------------------------------------------------------------------- state
 @dataclasses.dataclass
 class BatchedState:
     """B games; the fields of ``rules.State`` (seats absolute), every one ``[B, ...]`` int64.
@@ -75,88 +76,7 @@ class BatchedState:
     rounds: torch.Tensor
 
 
-# ----------------------------------------------------------------------------- conversion
-def _padded(cards: list[int], size: int, what: str) -> list[int]:
-    if len(cards) > size:
-        raise ValueError(f"{what} holds {len(cards)} cards; the batched engine keeps {size}")
-    return list(cards) + [-1] * (size - len(cards))
-
-
-def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
-    """The reference ``states`` as the rows of one :class:`BatchedState` on ``device``."""
-    n = len(states[0].hands)
-
-    def rows(values: list) -> torch.Tensor:
-        return torch.tensor(values, dtype=torch.int64, device=device)
-
-    return BatchedState(
-        hands=rows([[_padded(h, HAND_SLOTS, "a hand") for h in s.hands] for s in states]),
-        piles=rows([_padded(s.draw_pile[::-1] + s.discard, N, "the piles") for s in states]),
-        head=rows([0] * len(states)),
-        draw_pile_size=rows([len(s.draw_pile) for s in states]),
-        discard_size=rows([len(s.discard) for s in states]),
-        tokens=rows([s.tokens for s in states]),
-        ichabod=rows([s.ichabod for s in states]),
-        horseman=rows([s.horseman for s in states]),
-        row=rows([_padded(s.row, ROW_SLOTS, "the row") for s in states]),
-        row_size=rows([len(s.row) for s in states]),
-        flipped=rows([s.flipped for s in states]),
-        pending=rows([[s.pending.get(seat, -1) for seat in range(n)] for s in states]),
-        actor=rows([s.actor for s in states]),
-        phase=rows([int(s.phase) for s in states]),
-        outcome=rows([s.outcome for s in states]),
-        turns=rows([s.turns for s in states]),
-        rounds=rows([s.rounds for s in states]),
-    )
-
-
-def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
-    """Game ``row`` of ``state`` as a reference ``State`` drawing its chance from ``rng`` (its
-    log starts empty)."""
-    draw, used, head = (int(t[row]) for t in (state.draw_pile_size, state.discard_size, state.head))
-    ring = state.piles[row].tolist()
-    piles = [ring[(head + j) % N] for j in range(draw + used)]
-    pending = state.pending[row].tolist()
-    return State(
-        hands=[[c for c in hand if c >= 0] for hand in state.hands[row].tolist()],
-        draw_pile=piles[:draw][::-1],
-        tokens=state.tokens[row].tolist(),
-        rng=rng,
-        ichabod=int(state.ichabod[row]),
-        horseman=int(state.horseman[row]),
-        discard=piles[draw:],
-        row=state.row[row, : int(state.row_size[row])].tolist(),
-        flipped=int(state.flipped[row]),
-        pending={seat: a for seat, a in enumerate(pending) if a >= 0},
-        actor=int(state.actor[row]),
-        phase=Phase(int(state.phase[row])),
-        outcome=int(state.outcome[row]),
-        turns=int(state.turns[row]),
-        rounds=int(state.rounds[row]),
-    )
-
-
-# ----------------------------------------------------------------------------- the engine
-def landing_passes(board: C.Board) -> int:
-    """The most passes of :meth:`BatchedHeadlessHorseman._move_ichabod` a move can need: one per
-    space Ichabod lands on in a chain (a secret path's end, a tree's spin), on ``board``."""
-    passes: dict[int, int] = {}
-    secret = dict(board.secret_paths)
-    for space in range(board.bridge, board.farm - 1, -1):
-        more = 0
-        if space in secret:
-            more = passes[min(secret[space], board.bridge)]
-        elif space in board.tree_spaces:
-            more = max(
-                1
-                if space < board.split_tree <= space + spin
-                else passes[min(space + spin, board.bridge)]
-                for spin in C.SPINNER
-            )
-        passes[space] = 1 + more
-    return max(passes.values())
-
-
+# --------------------------------------------------------------------- engine
 class BatchedHeadlessHorseman(BatchedSimultaneous):
     """The rules of one reference ``HeadlessHorsemanRules`` (player count, options, board) for
     B games at once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
@@ -221,7 +141,7 @@ class BatchedHeadlessHorseman(BatchedSimultaneous):
         ]
         self.relative_index = tensor(relative).T[None]  # [1, 3, n]: field, relative seat
 
-    # ----------------------------------------------------------------- setup
+    # ----------------------------------------------------------------- reset
     def new_games(
         self, rows: int, generator: torch.Generator, start_seat: torch.Tensor | None = None
     ) -> BatchedState:
@@ -257,7 +177,7 @@ class BatchedHeadlessHorseman(BatchedSimultaneous):
             rounds=zeros + 1,
         )
 
-    # ----------------------------------------------------------------- queries
+    # ----------------------------------------------------------------- legal moves
     def is_over(self, state: BatchedState) -> torch.Tensor:
         return state.phase == OVER
 
@@ -289,7 +209,7 @@ class BatchedHeadlessHorseman(BatchedSimultaneous):
         mask[:, A.PLAY_TOP] = hand[:, 0] < 0  # no hand: the draw pile's top card
         return mask[:, : A.NUM_ACTIONS] & (state.phase == PLAY)[:, None]
 
-    # ----------------------------------------------------------------- transitions
+    # ----------------------------------------------------------------- step
     def apply_joint(
         self,
         state: BatchedState,
@@ -448,7 +368,6 @@ class BatchedHeadlessHorseman(BatchedSimultaneous):
         state.hands = torch.where(shout[:, :, None], extended, state.hands)
         state.actor = torch.where(live, 0, state.actor)
 
-    # ----------------------------------------------------------------- piles
     def _remove_from_hands(
         self, state: BatchedState, cards: torch.Tensor, live: torch.Tensor
     ) -> None:
@@ -479,7 +398,7 @@ class BatchedHeadlessHorseman(BatchedSimultaneous):
         state.row = torch.where(live[:, None], -1, state.row)
         state.row_size = torch.where(live, 0, state.row_size)
 
-    # ----------------------------------------------------------------- encodings
+    # ----------------------------------------------------------------- observation
     def row_tops(self, state: BatchedState) -> torch.Tensor:
         """``[B, 6]``: cards in the row per top number 1-6."""
         counts = torch.zeros(len(state.row), C.NUM_TOPS + 1, device=self.device)
@@ -565,6 +484,89 @@ class BatchedHeadlessHorseman(BatchedSimultaneous):
         return self._assemble(layout.size, ones, values)
 
 
+# --------------------------------------------------------------------- helpers
+def landing_passes(board: C.Board) -> int:
+    """The most passes of :meth:`BatchedHeadlessHorseman._move_ichabod` a move can need: one per
+    space Ichabod lands on in a chain (a secret path's end, a tree's spin), on ``board``."""
+    passes: dict[int, int] = {}
+    secret = dict(board.secret_paths)
+    for space in range(board.bridge, board.farm - 1, -1):
+        more = 0
+        if space in secret:
+            more = passes[min(secret[space], board.bridge)]
+        elif space in board.tree_spaces:
+            more = max(
+                1
+                if space < board.split_tree <= space + spin
+                else passes[min(space + spin, board.bridge)]
+                for spin in C.SPINNER
+            )
+        passes[space] = 1 + more
+    return max(passes.values())
+
+
+# --------------------------------------------------------------------- conversion
+def _padded(cards: list[int], size: int, what: str) -> list[int]:
+    if len(cards) > size:
+        raise ValueError(f"{what} holds {len(cards)} cards; the batched engine keeps {size}")
+    return list(cards) + [-1] * (size - len(cards))
+
+
+def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
+    """The reference ``states`` as the rows of one :class:`BatchedState` on ``device``."""
+    n = len(states[0].hands)
+
+    def rows(values: list) -> torch.Tensor:
+        return torch.tensor(values, dtype=torch.int64, device=device)
+
+    return BatchedState(
+        hands=rows([[_padded(h, HAND_SLOTS, "a hand") for h in s.hands] for s in states]),
+        piles=rows([_padded(s.draw_pile[::-1] + s.discard, N, "the piles") for s in states]),
+        head=rows([0] * len(states)),
+        draw_pile_size=rows([len(s.draw_pile) for s in states]),
+        discard_size=rows([len(s.discard) for s in states]),
+        tokens=rows([s.tokens for s in states]),
+        ichabod=rows([s.ichabod for s in states]),
+        horseman=rows([s.horseman for s in states]),
+        row=rows([_padded(s.row, ROW_SLOTS, "the row") for s in states]),
+        row_size=rows([len(s.row) for s in states]),
+        flipped=rows([s.flipped for s in states]),
+        pending=rows([[s.pending.get(seat, -1) for seat in range(n)] for s in states]),
+        actor=rows([s.actor for s in states]),
+        phase=rows([int(s.phase) for s in states]),
+        outcome=rows([s.outcome for s in states]),
+        turns=rows([s.turns for s in states]),
+        rounds=rows([s.rounds for s in states]),
+    )
+
+
+def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
+    """Game ``row`` of ``state`` as a reference ``State`` drawing its chance from ``rng`` (its
+    log starts empty)."""
+    draw, used, head = (int(t[row]) for t in (state.draw_pile_size, state.discard_size, state.head))
+    ring = state.piles[row].tolist()
+    piles = [ring[(head + j) % N] for j in range(draw + used)]
+    pending = state.pending[row].tolist()
+    return State(
+        hands=[[c for c in hand if c >= 0] for hand in state.hands[row].tolist()],
+        draw_pile=piles[:draw][::-1],
+        tokens=state.tokens[row].tolist(),
+        rng=rng,
+        ichabod=int(state.ichabod[row]),
+        horseman=int(state.horseman[row]),
+        discard=piles[draw:],
+        row=state.row[row, : int(state.row_size[row])].tolist(),
+        flipped=int(state.flipped[row]),
+        pending={seat: a for seat, a in enumerate(pending) if a >= 0},
+        actor=int(state.actor[row]),
+        phase=Phase(int(state.phase[row])),
+        outcome=int(state.outcome[row]),
+        turns=int(state.turns[row]),
+        rounds=int(state.rounds[row]),
+    )
+
+
+# --------------------------------------------------------------------- batched_game
 def batched_game(reference: Any, device: Any) -> BatchedHeadlessHorseman:
     """The batched engine of a reference ``raw_env`` (its rules, options and encoder)."""
     return BatchedHeadlessHorseman(reference.rules, reference.encoder, device)

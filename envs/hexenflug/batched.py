@@ -42,6 +42,7 @@ FLY, DRAWN, CAT_DISCARD, EXAMINE, EXAM_BUILD, OVER = (int(p) for p in Phase)
 I32 = torch.int32  # counts and values (int64 reductions are several times slower on CPU)
 
 
+# --------------------------------------------------------------------- state
 @dataclass
 class BatchedState:
     """B games of Hexenflug (first dimension B everywhere; ``n`` seats, absolute)."""
@@ -69,6 +70,7 @@ class BatchedState:
     crashes: torch.Tensor  # [B] int64
 
 
+# --------------------------------------------------------------------- engine
 class BatchedHexenflug:
     """The :class:`~cauldron.envs.core.batched.BatchedGame` of Hexenflug for one player count and
     set of options (those of the reference ``rules``)."""
@@ -95,7 +97,7 @@ class BatchedHexenflug:
         self.max_score = float(max_score(self.books_per_colour))
         self.four_ones = torch.ones(1, 4, dtype=torch.uint8, device=device)
 
-    # ----------------------------------------------------------------- setup
+    # ----------------------------------------------------------------- reset
     def new_games(
         self, rows: int, generator: torch.Generator, start_seat: torch.Tensor
     ) -> BatchedState:
@@ -132,7 +134,7 @@ class BatchedHexenflug:
             crashes=zeros(),
         )
 
-    # ----------------------------------------------------------------- queries
+    # ----------------------------------------------------------------- legal moves
     def acting_seat(self, state: BatchedState) -> torch.Tensor:
         return state.actor
 
@@ -224,7 +226,7 @@ class BatchedHexenflug:
         mask[rows, A.FINISH] = finish
         return mask
 
-    # ----------------------------------------------------------------- transitions
+    # ----------------------------------------------------------------- step
     def apply(
         self, state: BatchedState, actions: torch.Tensor, generator: torch.Generator
     ) -> torch.Tensor:
@@ -395,7 +397,7 @@ class BatchedHexenflug:
             final = torch.where(self.winners(state), 1.0, -1.0)
         return torch.where(over, final, 0.0)
 
-    # ----------------------------------------------------------------- encodings
+    # ----------------------------------------------------------------- observation
     def _relative(self, table: torch.Tensor, me: torch.Tensor) -> torch.Tensor:
         """``[B, n, ...]`` per-seat ``table`` seen from ``me`` (0 = me, 1 = next seat clockwise)."""
         order = (me[:, None] + self.seats) % self.num_players
@@ -458,6 +460,7 @@ class BatchedHexenflug:
         return self._encode(state, torch.zeros_like(state.turn), self.state_size)
 
 
+# --------------------------------------------------------------------- helpers
 def _indices(rows: torch.Tensor) -> torch.Tensor:
     """The indices of the ``True`` rows (the rules of a rare branch touch only those)."""
     return rows.nonzero().squeeze(1)
@@ -634,6 +637,7 @@ def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> Sta
     )
 
 
+# --------------------------------------------------------------------- batched_game
 def batched_game(reference_env, device: torch.device) -> BatchedHexenflug:
     """The engine for ``cauldron.envs.make_batched``: same player count and options as the
     reference."""

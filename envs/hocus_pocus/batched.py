@@ -67,6 +67,7 @@ SPELL = {name: i for i, name in enumerate(C.SPELL_NAMES)}
 BIG = 1 << 20
 
 
+# --------------------------------------------------------------------- state
 @dataclass
 class BatchedState:
     """B games of Hocus Pocus; the fields of ``rules.State`` (seats absolute), first dim B.
@@ -149,24 +150,7 @@ class Flow:
         self.draw_card = torch.where(rows, draw_card, self.draw_card)
 
 
-def _float32_sums(weight: float, most: int, accumulate_in_float32: bool) -> list[float]:
-    """``k`` copies of ``weight`` added one by one, for k = 0..most, as the reference encoder
-    adds them (into a float32 array, or as Python floats then stored as float32)."""
-    sums = []
-    for k in range(most + 1):
-        if accumulate_in_float32:
-            out = np.zeros(1, np.float32)
-            for _ in range(k):
-                out[0] += weight
-            sums.append(float(out[0]))
-        else:
-            total = 0.0
-            for _ in range(k):
-                total += weight
-            sums.append(float(np.float32(total)))
-    return sums
-
-
+# --------------------------------------------------------------------- engine
 class BatchedHocusPocus:
     """The rules of one reference ``HocusPocusRules`` (player count and options) for B games
     at once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
@@ -254,7 +238,7 @@ class BatchedHocusPocus:
             ]
             self.question_index.append(torch.tensor([questions], device=device))
 
-    # ----------------------------------------------------------------- setup
+    # ----------------------------------------------------------------- reset
     def new_games(
         self, rows: int, generator: torch.Generator, start_seat: torch.Tensor
     ) -> BatchedState:
@@ -308,7 +292,7 @@ class BatchedHocusPocus:
         self._start_turn(state, torch.ones(rows, dtype=torch.bool, device=dev), start)
         return state
 
-    # ----------------------------------------------------------------- queries
+    # ----------------------------------------------------------------- legal moves
     def acting_seat(self, state: BatchedState) -> torch.Tensor:
         return state.actor
 
@@ -415,63 +399,7 @@ class BatchedHocusPocus:
             dim=1,
         )
 
-    # ----------------------------------------------------------------- moving cards
-    def _move(
-        self, state: BatchedState, moving: torch.Tensor, dest: torch.Tensor, rank: torch.Tensor
-    ) -> None:
-        """Move the cards ``moving [B, 50]`` to the lists ``dest`` (location codes), each to
-        place ``rank`` after that list's last card. The cards left above a moved one move down
-        one place; at most one card leaves a list, unless those leaving are its top cards or
-        all of it. (Skipped when no card moves.)"""
-        if not bool(moving.any()):
-            return
-        location, position = state.location, state.position
-        src = torch.where(moving, position, BIG)
-        gone = torch.full((len(location), self.locations), BIG, device=self.device)
-        gone = gone.scatter_reduce(1, location, src, reduce="amin")
-        position = position - (~moving & (position > gone.gather(1, location))).long()
-        stay = torch.zeros(len(location), self.locations, dtype=torch.int64, device=self.device)
-        stay.scatter_add_(1, location, (~moving).long())
-        target = dest.clamp(0, self.locations - 1)
-        state.position = torch.where(moving, stay.gather(1, target) + rank, position)
-        state.location = torch.where(moving, target, location)
-
-    def _move_card(
-        self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor, dest: torch.Tensor
-    ) -> None:
-        """Move one ``card[b]`` to the end of list ``dest[b]`` in each of ``rows``."""
-        moving = rows[:, None] & (self.cards == card[:, None])
-        self._move(state, moving, dest[:, None].expand(-1, N), torch.zeros_like(state.position))
-
-    def _draw(
-        self, state: BatchedState, rows: torch.Tensor, dest: torch.Tensor, count: torch.Tensor
-    ) -> torch.Tensor:
-        """``draw(deck, count)`` onto the end of list ``dest[b]``: the top card first. Returns
-        ``[B]`` how many cards were there to draw. (:meth:`_move` for this case: the cards
-        leave the deck's top, so no card stays above them, and ``dest`` is not the deck.)"""
-        deck = state.location == DECK
-        deck_size = deck.sum(dim=1)
-        depth = deck_size[:, None] - 1 - state.position  # 0 = the top card
-        moving = rows[:, None] & deck & (depth < count[:, None])
-        target = dest.clamp(0, self.locations - 1)[:, None]
-        size = (state.location == target).sum(dim=1, keepdim=True)
-        state.position = torch.where(moving, size + depth, state.position)
-        state.location = torch.where(moving, target, state.location)
-        return torch.minimum(count, deck_size)
-
-    def _forced_draw(
-        self, state: BatchedState, rows: torch.Tensor, seat: torch.Tensor, count: torch.Tensor
-    ) -> torch.Tensor:
-        """A draw the rules force (failed play, Spell): the team loses if the deck runs out.
-        Returns the rows that go on."""
-        got = self._draw(state, rows, HAND + seat, count)
-        lost = rows & (got < count)
-        state.outcome = torch.where(lost, -1, state.outcome)
-        state.phase = torch.where(lost, OVER, state.phase)
-        state.reward = state.reward - lost.double()
-        return rows & ~lost
-
-    # ----------------------------------------------------------------- transitions
+    # ----------------------------------------------------------------- step
     def apply(
         self, state: BatchedState, actions: torch.Tensor, generator: torch.Generator
     ) -> torch.Tensor:
@@ -977,7 +905,62 @@ class BatchedHocusPocus:
         state.questions = state.questions & ~going[:, None, None, None]
         self._start_turn(state, going, (state.turn + 1) % self.num_players)
 
-    # ----------------------------------------------------------------- encodings
+    def _move(
+        self, state: BatchedState, moving: torch.Tensor, dest: torch.Tensor, rank: torch.Tensor
+    ) -> None:
+        """Move the cards ``moving [B, 50]`` to the lists ``dest`` (location codes), each to
+        place ``rank`` after that list's last card. The cards left above a moved one move down
+        one place; at most one card leaves a list, unless those leaving are its top cards or
+        all of it. (Skipped when no card moves.)"""
+        if not bool(moving.any()):
+            return
+        location, position = state.location, state.position
+        src = torch.where(moving, position, BIG)
+        gone = torch.full((len(location), self.locations), BIG, device=self.device)
+        gone = gone.scatter_reduce(1, location, src, reduce="amin")
+        position = position - (~moving & (position > gone.gather(1, location))).long()
+        stay = torch.zeros(len(location), self.locations, dtype=torch.int64, device=self.device)
+        stay.scatter_add_(1, location, (~moving).long())
+        target = dest.clamp(0, self.locations - 1)
+        state.position = torch.where(moving, stay.gather(1, target) + rank, position)
+        state.location = torch.where(moving, target, location)
+
+    def _move_card(
+        self, state: BatchedState, rows: torch.Tensor, card: torch.Tensor, dest: torch.Tensor
+    ) -> None:
+        """Move one ``card[b]`` to the end of list ``dest[b]`` in each of ``rows``."""
+        moving = rows[:, None] & (self.cards == card[:, None])
+        self._move(state, moving, dest[:, None].expand(-1, N), torch.zeros_like(state.position))
+
+    def _draw(
+        self, state: BatchedState, rows: torch.Tensor, dest: torch.Tensor, count: torch.Tensor
+    ) -> torch.Tensor:
+        """``draw(deck, count)`` onto the end of list ``dest[b]``: the top card first. Returns
+        ``[B]`` how many cards were there to draw. (:meth:`_move` for this case: the cards
+        leave the deck's top, so no card stays above them, and ``dest`` is not the deck.)"""
+        deck = state.location == DECK
+        deck_size = deck.sum(dim=1)
+        depth = deck_size[:, None] - 1 - state.position  # 0 = the top card
+        moving = rows[:, None] & deck & (depth < count[:, None])
+        target = dest.clamp(0, self.locations - 1)[:, None]
+        size = (state.location == target).sum(dim=1, keepdim=True)
+        state.position = torch.where(moving, size + depth, state.position)
+        state.location = torch.where(moving, target, state.location)
+        return torch.minimum(count, deck_size)
+
+    def _forced_draw(
+        self, state: BatchedState, rows: torch.Tensor, seat: torch.Tensor, count: torch.Tensor
+    ) -> torch.Tensor:
+        """A draw the rules force (failed play, Spell): the team loses if the deck runs out.
+        Returns the rows that go on."""
+        got = self._draw(state, rows, HAND + seat, count)
+        lost = rows & (got < count)
+        state.outcome = torch.where(lost, -1, state.outcome)
+        state.phase = torch.where(lost, OVER, state.phase)
+        state.reward = state.reward - lost.double()
+        return rows & ~lost
+
+    # ----------------------------------------------------------------- observation
     # Both vectors are built as in ``envs/core/encoding.py``: a list of (index, value) entries
     # per row, scattered into zeros once. An entry that is not there has value 0.
 
@@ -1145,6 +1128,25 @@ class BatchedHocusPocus:
         return self._assemble(layout.size, index, value)
 
 
+# --------------------------------------------------------------------- helpers
+def _float32_sums(weight: float, most: int, accumulate_in_float32: bool) -> list[float]:
+    """``k`` copies of ``weight`` added one by one, for k = 0..most, as the reference encoder
+    adds them (into a float32 array, or as Python floats then stored as float32)."""
+    sums = []
+    for k in range(most + 1):
+        if accumulate_in_float32:
+            out = np.zeros(1, np.float32)
+            for _ in range(k):
+                out[0] += weight
+            sums.append(float(out[0]))
+        else:
+            total = 0.0
+            for _ in range(k):
+                total += weight
+            sums.append(float(np.float32(total)))
+    return sums
+
+
 def _ranks(keys: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
     """``[B, k]``: the rank of each key within its row (0 = smallest; ties in sort order), in
     the rows ``rows`` only (0 elsewhere): a sort of the few rows that need one."""
@@ -1258,6 +1260,7 @@ def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> Sta
     )
 
 
+# --------------------------------------------------------------------- batched_game
 def batched_game(reference_env: Any, device: torch.device) -> BatchedHocusPocus:
     """The engine for ``cauldron.envs.make_batched``: same player count and options as the
     reference."""

@@ -4,10 +4,10 @@ The same rules as ``rules.py``, function for function (``new_games``, ``_deal``,
 ``plays``, ``totals``, ``winners``, ``legal_mask_for``, ``apply_joint``, ``_cycle``, ``_play``,
 ``_stalled``, ``_truncate``, ``_end_round``; the AEC order's ``apply`` is the shared
 :class:`~cauldron.envs.core.simultaneous.BatchedSimultaneous`), over :class:`BatchedState`,
-whose fields are those of ``rules.State`` with a batch dimension first. Every rule runs for the whole batch and
-a ``live`` mask ([B] or [B, n] bool) says which games (or seats) it applies to, so no Python
-``if`` looks at one game's data. Chance (the deals and each tick's play priority) comes from the
-``torch.Generator`` passed in.
+whose fields are those of ``rules.State`` with a batch dimension first. Every rule runs for the
+whole batch and a ``live`` mask ([B] or [B, n] bool) says which games (or seats) it applies to, so
+no Python ``if`` looks at one game's data. Chance (the deals and each tick's play priority) comes
+from the ``torch.Generator`` passed in.
 
 A card side is a *face*, ``2 · card + side``. Piles are rings: each own pile and the Voodoo pile
 keep their cards in ``R = 91`` slots read from a ``head`` (the bottom card) for ``size`` cards, so
@@ -55,6 +55,7 @@ TICK, OVER = int(Phase.TICK), int(Phase.OVER)
 OUT_SLOTS = N - 1 - min(n * d for n, d in C.CARDS_PER_PLAYER.items())  # cards left out: 2
 
 
+# --------------------------------------------------------------------- state
 @dataclasses.dataclass
 class BatchedState:
     """B games; the fields of ``rules.State`` (seats absolute), every one ``[B, ...]``.
@@ -93,110 +94,7 @@ class BatchedState:
     answers: torch.Tensor
 
 
-# ----------------------------------------------------------------------------- conversion
-def _padded(values: list[int], size: int, what: str) -> list[int]:
-    if len(values) > size:
-        raise ValueError(f"{what} holds {len(values)} cards; the batched engine keeps {size}")
-    return list(values) + [NONE] * (size - len(values))
-
-
-def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
-    """The reference ``states`` as the rows of one :class:`BatchedState` on ``device``."""
-    n = len(states[0].hands)
-
-    def rows(values: list, dtype: torch.dtype = torch.int64) -> torch.Tensor:
-        return torch.tensor(values, dtype=dtype, device=device)
-
-    return BatchedState(
-        hands=rows([[_padded(h, H, "a hand") for h in s.hands] for s in states]),
-        piles=rows([[_padded(p, R, "an own pile") for p in s.piles] for s in states]),
-        pile_head=rows([[0] * n for _ in states]),
-        pile_size=rows([[len(p) for p in s.piles] for s in states]),
-        voodoo=rows([_padded([2 * c + f for c, f in s.voodoo], R, "the pile") for s in states]),
-        voodoo_head=rows([0] * len(states)),
-        voodoo_size=rows([len(s.voodoo) for s in states]),
-        out=rows([_padded(s.out, OUT_SLOTS, "the cards left out") for s in states]),
-        scores=rows([s.scores for s in states]),
-        round=rows([s.round for s in states]),
-        tick=rows([s.tick for s in states]),
-        phase=rows([int(s.phase) for s in states]),
-        truncated=rows([s.truncated for s in states], torch.bool),
-        idle=rows([s.idle for s in states]),
-        pending=rows([[s.pending.get(seat, -1) for seat in range(n)] for s in states]),
-        actor=rows([s.actor for s in states]),
-        last_player=rows([s.last_player for s in states]),
-        last_voodoo=rows([s.last_voodoo for s in states], torch.bool),
-        last_cyclers=rows(
-            [[seat in s.last_cyclers for seat in range(n)] for s in states], torch.bool
-        ),
-        answers=rows([count_answers(s) for s in states]),
-    )
-
-
-@cache
-def _playable_on() -> tuple[frozenset[int], ...]:
-    return tuple(frozenset(a.shows | b.shows | {a.missing, b.missing}) for a, b in C.load_deck())
-
-
-def count_answers(state: State) -> list[int]:
-    """``BatchedState.answers`` of one reference state."""
-    counts = [0] * (Q + 1)
-    for cards in state.hands + state.piles:
-        for card in cards:
-            for pair in _playable_on()[card]:
-                counts[pair] += 1
-    return counts
-
-
-def _ring(cards: list[int], head: int, size: int) -> list[int]:
-    return [cards[(head + j) % R] for j in range(size)]
-
-
-def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
-    """Game ``row`` of ``state`` as a reference ``State`` drawing its chance from ``rng`` (its
-    log starts empty)."""
-    heads, sizes = state.pile_head[row].tolist(), state.pile_size[row].tolist()
-    piles = [
-        _ring(p, h, s) for p, h, s in zip(state.piles[row].tolist(), heads, sizes, strict=True)
-    ]
-    faces = _ring(
-        state.voodoo[row].tolist(), int(state.voodoo_head[row]), int(state.voodoo_size[row])
-    )
-    pending = state.pending[row].tolist()
-    return State(
-        rng=rng,
-        hands=[[c for c in hand if c != NONE] for hand in state.hands[row].tolist()],
-        piles=piles,
-        voodoo=[divmod(face, 2) for face in faces],
-        out=[c for c in state.out[row].tolist() if c != NONE],
-        scores=state.scores[row].tolist(),
-        round=int(state.round[row]),
-        tick=int(state.tick[row]),
-        phase=Phase(int(state.phase[row])),
-        truncated=bool(state.truncated[row]),
-        idle=int(state.idle[row]),
-        pending={seat: a for seat, a in enumerate(pending) if a >= 0},
-        actor=int(state.actor[row]),
-        last_player=int(state.last_player[row]),
-        last_voodoo=bool(state.last_voodoo[row]),
-        last_cyclers=state.last_cyclers[row].nonzero().squeeze(1).tolist(),
-    )
-
-
-# ----------------------------------------------------------------------------- the engine
-def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    """``table[index]`` (rows of ``table`` for an index tensor of any shape), by one
-    ``index_select``, faster than advanced indexing on the CPU."""
-    rows = table.index_select(0, index.flatten())
-    return rows.view(*index.shape, *table.shape[1:])
-
-
-def _one_hot(index: torch.Tensor, size: int) -> torch.Tensor:
-    """``[..., size]`` float32: 1 at ``index``, all zeros where ``index`` is outside
-    ``0..size-1`` (such as ``-1``, no choice)."""
-    return (index[..., None] == torch.arange(size, device=index.device)).float()
-
-
+# --------------------------------------------------------------------- engine
 class BatchedVoodooMania(BatchedSimultaneous):
     """The rules of one reference ``VoodooManiaRules`` (player count, options) for B games at
     once; follows :class:`cauldron.envs.core.batched.BatchedGame`."""
@@ -249,7 +147,7 @@ class BatchedVoodooMania(BatchedSimultaneous):
         self.single_bounds = torch.tensor(bounds, dtype=torch.float64, device=device)
         self.players_code = _one_hot(torch.tensor([n - 2], device=device), P - 1)
 
-    # ----------------------------------------------------------------- setup
+    # ----------------------------------------------------------------- reset
     def new_games(
         self, rows: int, generator: torch.Generator, start_seat: torch.Tensor | None = None
     ) -> BatchedState:
@@ -308,7 +206,7 @@ class BatchedVoodooMania(BatchedSimultaneous):
         for name, value in self._dealt(len(rows), chance_rows(generator, rows)).items():
             getattr(state, name)[rows] = value
 
-    # ----------------------------------------------------------------- queries
+    # ----------------------------------------------------------------- legal moves
     def is_over(self, state: BatchedState) -> torch.Tensor:
         return state.phase == OVER
 
@@ -372,7 +270,7 @@ class BatchedVoodooMania(BatchedSimultaneous):
         wait = torch.ones_like(may_cycle)[:, None]
         return torch.cat([wait, plays, cycles], dim=1) & (state.phase == TICK)[:, None]
 
-    # ----------------------------------------------------------------- transitions
+    # ----------------------------------------------------------------- step
     def apply_joint(
         self,
         state: BatchedState,
@@ -575,7 +473,7 @@ class BatchedVoodooMania(BatchedSimultaneous):
         self._deal(state, live & ~final, generator)
         return rewards
 
-    # ----------------------------------------------------------------- encodings
+    # ----------------------------------------------------------------- observation
     def _public(self, state: BatchedState, me: torch.Tensor) -> dict[str, torch.Tensor]:
         """The public fields seen from seat ``me[b]`` (as the reference encoder's ``_public``;
         per-seat fields relative to ``me``, column r the seat r places to the left, padded to six
@@ -637,6 +535,111 @@ class BatchedVoodooMania(BatchedSimultaneous):
         return torch.cat(parts, dim=1)
 
 
+# --------------------------------------------------------------------- helpers
+def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """``table[index]`` (rows of ``table`` for an index tensor of any shape), by one
+    ``index_select``, faster than advanced indexing on the CPU."""
+    rows = table.index_select(0, index.flatten())
+    return rows.view(*index.shape, *table.shape[1:])
+
+
+def _one_hot(index: torch.Tensor, size: int) -> torch.Tensor:
+    """``[..., size]`` float32: 1 at ``index``, all zeros where ``index`` is outside
+    ``0..size-1`` (such as ``-1``, no choice)."""
+    return (index[..., None] == torch.arange(size, device=index.device)).float()
+
+
+# --------------------------------------------------------------------- conversion
+def _padded(values: list[int], size: int, what: str) -> list[int]:
+    if len(values) > size:
+        raise ValueError(f"{what} holds {len(values)} cards; the batched engine keeps {size}")
+    return list(values) + [NONE] * (size - len(values))
+
+
+def from_reference(states: list[State], device: Any = "cpu") -> BatchedState:
+    """The reference ``states`` as the rows of one :class:`BatchedState` on ``device``."""
+    n = len(states[0].hands)
+
+    def rows(values: list, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+        return torch.tensor(values, dtype=dtype, device=device)
+
+    return BatchedState(
+        hands=rows([[_padded(h, H, "a hand") for h in s.hands] for s in states]),
+        piles=rows([[_padded(p, R, "an own pile") for p in s.piles] for s in states]),
+        pile_head=rows([[0] * n for _ in states]),
+        pile_size=rows([[len(p) for p in s.piles] for s in states]),
+        voodoo=rows([_padded([2 * c + f for c, f in s.voodoo], R, "the pile") for s in states]),
+        voodoo_head=rows([0] * len(states)),
+        voodoo_size=rows([len(s.voodoo) for s in states]),
+        out=rows([_padded(s.out, OUT_SLOTS, "the cards left out") for s in states]),
+        scores=rows([s.scores for s in states]),
+        round=rows([s.round for s in states]),
+        tick=rows([s.tick for s in states]),
+        phase=rows([int(s.phase) for s in states]),
+        truncated=rows([s.truncated for s in states], torch.bool),
+        idle=rows([s.idle for s in states]),
+        pending=rows([[s.pending.get(seat, -1) for seat in range(n)] for s in states]),
+        actor=rows([s.actor for s in states]),
+        last_player=rows([s.last_player for s in states]),
+        last_voodoo=rows([s.last_voodoo for s in states], torch.bool),
+        last_cyclers=rows(
+            [[seat in s.last_cyclers for seat in range(n)] for s in states], torch.bool
+        ),
+        answers=rows([count_answers(s) for s in states]),
+    )
+
+
+@cache
+def _playable_on() -> tuple[frozenset[int], ...]:
+    return tuple(frozenset(a.shows | b.shows | {a.missing, b.missing}) for a, b in C.load_deck())
+
+
+def count_answers(state: State) -> list[int]:
+    """``BatchedState.answers`` of one reference state."""
+    counts = [0] * (Q + 1)
+    for cards in state.hands + state.piles:
+        for card in cards:
+            for pair in _playable_on()[card]:
+                counts[pair] += 1
+    return counts
+
+
+def _ring(cards: list[int], head: int, size: int) -> list[int]:
+    return [cards[(head + j) % R] for j in range(size)]
+
+
+def to_reference(state: BatchedState, row: int, rng: np.random.Generator) -> State:
+    """Game ``row`` of ``state`` as a reference ``State`` drawing its chance from ``rng`` (its
+    log starts empty)."""
+    heads, sizes = state.pile_head[row].tolist(), state.pile_size[row].tolist()
+    piles = [
+        _ring(p, h, s) for p, h, s in zip(state.piles[row].tolist(), heads, sizes, strict=True)
+    ]
+    faces = _ring(
+        state.voodoo[row].tolist(), int(state.voodoo_head[row]), int(state.voodoo_size[row])
+    )
+    pending = state.pending[row].tolist()
+    return State(
+        rng=rng,
+        hands=[[c for c in hand if c != NONE] for hand in state.hands[row].tolist()],
+        piles=piles,
+        voodoo=[divmod(face, 2) for face in faces],
+        out=[c for c in state.out[row].tolist() if c != NONE],
+        scores=state.scores[row].tolist(),
+        round=int(state.round[row]),
+        tick=int(state.tick[row]),
+        phase=Phase(int(state.phase[row])),
+        truncated=bool(state.truncated[row]),
+        idle=int(state.idle[row]),
+        pending={seat: a for seat, a in enumerate(pending) if a >= 0},
+        actor=int(state.actor[row]),
+        last_player=int(state.last_player[row]),
+        last_voodoo=bool(state.last_voodoo[row]),
+        last_cyclers=state.last_cyclers[row].nonzero().squeeze(1).tolist(),
+    )
+
+
+# --------------------------------------------------------------------- batched_game
 def batched_game(reference: Any, device: Any) -> BatchedVoodooMania:
     """The batched engine of a reference ``raw_env`` (its rules, options and encoder)."""
     return BatchedVoodooMania(reference.rules, reference.encoder, device)
