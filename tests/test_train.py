@@ -128,7 +128,10 @@ def test_end_of_game_reward_reaches_the_learner_when_another_seat_ends_it():
 
 
 @pytest.mark.parametrize("trainer", ["torch", "sb3"])
-@pytest.mark.parametrize("env_id", envs.ids())
+@pytest.mark.parametrize(
+    "env_id",  # Voodoo Mania's games are the longest: its runs are CI's, after the default run
+    [pytest.param(i, marks=pytest.mark.heavy) if i == "voodoo_mania_v1" else i for i in envs.ids()],
+)
 def test_tiny_run_saves_reloads_and_evaluates_a_checkpoint(env_id, trainer, tmp_path):
     config = parse_config(tiny(env_id, trainer, tmp_path))
     from cauldron.train.runlog import RunLog

@@ -110,7 +110,13 @@ def test_gae_folds_opponents_moves_into_the_learners_transition():
     assert torch.isclose(adv[0, 0], torch.tensor(first))
 
 
-@pytest.mark.parametrize("env_id", envs.batched_ids())
+@pytest.mark.parametrize(
+    "env_id",  # Voodoo Mania's games are the longest: its run is CI's, after the default run
+    [
+        pytest.param(i, marks=pytest.mark.heavy) if i == "voodoo_mania_v1" else i
+        for i in envs.batched_ids()
+    ],
+)
 def test_tiny_batched_run_saves_a_checkpoint_the_harness_plays(env_id, tmp_path):
     """A tiny run logs the games' share of each update's time (``perf/game_share``) and saves
     a checkpoint that the harness plays."""

@@ -283,6 +283,7 @@ def test_a_seat_s_view_shows_no_other_seat_s_thoughts_or_secret_choices(page, tm
     assert page.errors == []
 
 
+@pytest.mark.heavy
 def test_a_hundred_game_page_steps_without_delay(page, tmp_path):
     """Opens a 100-game page of drawn tables (SVG) and times each step in the page: drawing
     with layout, and from a click on "next" to the next painted frame; both medians must stay

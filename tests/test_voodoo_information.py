@@ -77,6 +77,7 @@ def test_memory_marks_the_pair_the_opponent_cycled_on():
     assert player.replaced[0, 7] == info.FORGOTTEN
 
 
+@pytest.mark.heavy
 def test_sight_of_the_opponents_hand_beats_chain():
     won, lost = info.play("sight", games=512, seed=1000)
     assert (won.double() - lost.double()).mean() > 0.08
