@@ -168,7 +168,7 @@ def test_competitive_across_seeds_summarises_each_agents_won_minus_lost(tmp_path
     banker beats random play; random play against itself does not)."""
     folder = tmp_path / "seeds"
     specs = ["heuristic:banker", "heuristic:banker", "random", "random", "heuristic:cautious"]
-    argv = ["hexenflug_v1", *specs, "--agents", "3", "--games", "48", "--seed", "5"]
+    argv = ["hexenflug_v1", *specs, "--agents", "3", "--games", "24", "--seed", "5"]
     lines = main([*argv, "--across-seeds", "--out", str(folder)])
     results = json.loads((folder / "results.json").read_text())
     assert [r["label"] for r in results["rows"]] == [

@@ -115,7 +115,10 @@ def unfinished(path: str) -> records.GameRecord:
     return game
 
 
-@pytest.mark.parametrize("env_id", envs.ids())
+@pytest.mark.parametrize(
+    "env_id",  # Voodoo Mania's whole game is the longest: it is CI's, after the default run
+    [pytest.param(i, marks=pytest.mark.heavy) if i == "voodoo_mania_v1" else i for i in envs.ids()],
+)
 def test_a_whole_game_is_played_by_clicking_and_shows_only_the_seats_view(env_id, page, serving):
     seat = 1
     server = serving(env_id, 3, seat)

@@ -110,7 +110,10 @@ def click_a_move(page, rng: random.Random) -> str:
     return kind
 
 
-@pytest.mark.parametrize("env_id", envs.ids())
+@pytest.mark.parametrize(
+    "env_id",  # Voodoo Mania's whole game is the longest: it is CI's, after the default run
+    [pytest.param(i, marks=pytest.mark.heavy) if i == "voodoo_mania_v1" else i for i in envs.ids()],
+)
 def test_a_whole_game_is_played_by_clicking_the_table(env_id, browser, serving):
     players, seat, seed = SETUP[env_id]
     server = serving(env_id, players, seat, seed)

@@ -268,9 +268,8 @@ def sourced(root: Path) -> set[tuple[str, bool, str, str]]:
     return {figure_key(m) for path in paths for m in figures(path.read_text())}
 
 
-def unsourced(readme: str, root: Path) -> list[str]:
-    """The figures of ``readme`` that no report under ``root`` prints, one line each."""
-    known = sourced(root)
+def unsourced(readme: str, known: set[tuple[str, bool, str, str]]) -> list[str]:
+    """The figures of ``readme`` not among ``known`` (:func:`sourced`), one line each."""
     return [
         f"line {readme.count(chr(10), 0, m.start()) + 1}: {' '.join(m[0].split())}"
         for m in figures(readme)
