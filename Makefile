@@ -3,18 +3,25 @@ PYTHON ?= python
 
 .PHONY: install browser quickstart demo test lint bench results rules-tables docs
 
+# What was installed for which interpreter, redone when pyproject.toml changes.
+STAMP = runs/.installed-$(subst /,_,$(PYTHON))
+
 # torch first: the CPU build on this disk; a plain "torch" requirement pulls a CUDA build.
-install:
+install: $(STAMP)-train
+$(STAMP)-train: pyproject.toml
 	$(PYTHON) -m pip install --quiet torch==2.13.0
 	$(PYTHON) -m pip install --quiet -e ".[dev,train]"
+	@mkdir -p runs && touch $@
 
 # The browser tests drive Debian's Chromium with Playwright (never "playwright install"): the
 # package is installed where apt-get may run (as root), else the tests skip and say how.
-browser:
-	$(PYTHON) -m pip install --quiet -e ".[browser]"
+browser: $(STAMP)-browser
 	command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq \
 		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
 		|| echo "warning: no chromium (apt-get install chromium): the browser tests will skip"
+$(STAMP)-browser: pyproject.toml
+	$(PYTHON) -m pip install --quiet -e ".[browser]"
+	@mkdir -p runs && touch $@
 
 quickstart: install
 	$(PYTHON) -m cauldron train configs/train/quickstart.yaml
