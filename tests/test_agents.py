@@ -40,7 +40,8 @@ def test_baselines_only_choose_legal_actions(env_id, spec):
 
 
 def test_hocus_pocus_heuristic_team_stuns_more_than_random_team():
-    """Known answer (components.md): random teams ~0 stuns, greedy teams ~0.7–0.8."""
+    """Known answer (the baselines' design targets): random teams ~0 stuns, greedy teams
+    ~0.7–0.8."""
     seeds = range(150)
     greedy = np.mean(
         [g.info["stuns"] for g in play_team("hocus_pocus_v1", 4, "heuristic:greedy", seeds)]

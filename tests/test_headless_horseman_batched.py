@@ -4,7 +4,7 @@ Reference states reached by random and heuristic play are converted into tensor 
 chance-free AEC step must give exactly the reference's next state, rewards, observation, mask and
 ``state()``; a step with chance must give one of the states the reference reaches with some spins
 (all spin sequences enumerated); and whole games must agree in distribution. Rulebook sections are
-those of ``shared/rules/headless_horseman.txt``.
+those of Return of the Headless Horseman's rulebook.
 """
 
 from __future__ import annotations
@@ -249,7 +249,7 @@ def test_steps_with_spins_reach_a_reference_outcome(config):
 
 
 def test_other_boards_equal_the_reference():
-    """The board is data: on components.md's first guess (Horseman at -10, trees whose spins
+    """The board is data: on the first-guess board (Horseman at -10, trees whose spins
     reach scare spaces and secret paths) chance-free steps and steps with spins agree too."""
     board = C.FIRST_GUESS_BOARD
     for n, policy in ((2, random_policy), (3, lowest_policy), (4, random_policy)):

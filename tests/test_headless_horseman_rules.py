@@ -1,8 +1,9 @@
 """Scenario tests of Return of the Headless Horseman. Each names the rulebook section it checks
-(``shared/rules/headless_horseman.txt``) or the components.md default it follows.
+(Return of the Headless Horseman's rulebook) or the default it follows where the rulebook is silent
+(RULES.md's assumptions).
 
-Rule scenarios run on components.md's first-guess board (bridge 36; secret paths 4→9, 12→17,
-29→33; trees 7, 15, 31; scares 3, 6, 10, 14, 18, 24, 30, 34; Spinning Tree 20 → 23/25/27), so
+Rule scenarios run on a first-guess board (bridge 36; secret paths 4→9, 12→17, 29→33; trees 7,
+15, 31; scares 3, 6, 10, 14, 18, 24, 30, 34; Spinning Tree 20 → 23/25/27), so
 that the rules are tested apart from the calibrated default board."""
 
 from __future__ import annotations
@@ -251,7 +252,7 @@ def test_progress_reward_option():
 
 
 def test_default_board_data_is_consistent():
-    """components.md: the board is data; green paths end on blank spaces, secret paths lead
+    """Assumption (RULES.md): the board is data; green paths end on blank spaces, secret paths lead
     forward to blank spaces, and every special space lies on the track."""
     board = C.BOARD
     assert all(board.is_blank(end) for end in board.green_path_end)

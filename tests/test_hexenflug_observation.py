@@ -1,6 +1,6 @@
 """Hexenflug's observation and ``state()``: every public fact encoded, every value in its Box.
 
-Rulebook sections are those of ``shared/rules/hexenflug.txt``; the layout is RULES.md's table.
+Rulebook sections are those of Hexenflug's rulebook; the layout is RULES.md's table.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Scenario tests of Hexenflug. Each names the rulebook section it checks
-(``shared/rules/hexenflug.txt``) or the components.md default it follows."""
+(Hexenflug's rulebook) or the default it follows where the rulebook is silent (RULES.md's
+assumptions)."""
 
 from __future__ import annotations
 
@@ -226,7 +227,7 @@ def test_examination_cards_to_spellbooks(count, earned):
 
 
 def test_examination_takes_only_the_spellbooks_left():
-    """components.md: when fewer books are left than earned, take those left."""
+    """Assumption (RULES.md): when fewer books are left than earned, take those left."""
     hand = [W(ORANGE, v) for v in range(1, 6)]
     rules, state = table(hands=[hand, [], []], phase=Phase.EXAMINE, books={1: [0, 0, 7, 0, 0]})
     rules.apply(state, A.EXAMINE + ORANGE)

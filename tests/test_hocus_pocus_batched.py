@@ -5,7 +5,7 @@ chance-free AEC step must give exactly the reference's next state, rewards, obse
 ``state()``; a step with chance (the end-of-round shuffle, the Spell deck reshuffle, *I Put a
 Spell on You*) must give a state the reference could reach (the same cards in the same places
 but for the shuffled or passed ones); and whole games must agree in distribution. Rulebook
-sections are those of ``shared/rules/hocus_pocus.txt``.
+sections are those of Hocus Pocus: The Game's rulebook.
 """
 
 from __future__ import annotations

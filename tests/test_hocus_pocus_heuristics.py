@@ -213,7 +213,7 @@ def team_stuns(name: str, n: int, games: int, seed: int) -> float:
 
 def test_planner_team_stuns_more_than_greedy_and_consensus_teams():
     """Known answer (200 seeded games a team, ``cauldron eval``): at 4 players planner teams
-    stun about 1.1 times a game, consensus 0.8, greedy 0.7; components.md asks 0.5."""
+    stun about 1.1 times a game, consensus 0.8, greedy 0.7; the design target is 0.5."""
     stuns = {name: team_stuns(name, 4, 160, seed=3) for name in ("greedy", "planner", "consensus")}
     assert stuns["planner"] > max(stuns["greedy"], stuns["consensus"]) + 0.15, stuns
     assert min(stuns.values()) > 0.5, stuns

@@ -1,5 +1,5 @@
 """What a Hocus Pocus observation shows: public information a player has, and nothing hidden.
-Each test names the rulebook section (``shared/rules/hocus_pocus.txt``) that makes it public."""
+Each test names the rulebook section (Hocus Pocus: The Game's rulebook) that makes it public."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Scenario tests of Hocus Pocus: The Game. Each names the rulebook section it checks
-(``shared/rules/hocus_pocus.txt``) or the components.md default it follows."""
+(Hocus Pocus: The Game's rulebook) or the default it follows where the rulebook is silent
+(RULES.md's assumptions)."""
 
 from __future__ import annotations
 
@@ -156,7 +157,8 @@ def test_failed_play_discarding_every_card_finishes_by_itself():
 
 
 def test_failed_play_with_empty_hand_makes_one_forced_draw():
-    """components.md (stalled table): an empty hand reveals a Spell, no discard, one forced draw."""
+    """Assumption (RULES.md, stalled table): an empty hand reveals a Spell, no discard, one forced
+    draw."""
     rules, state = stuck_table("Hello, Binx", hands=[[], [], []])
     assert A.REVEAL_SPELL in legal(rules, state)
     rules.apply(state, A.REVEAL_SPELL)
@@ -174,8 +176,8 @@ def test_failed_play_with_empty_hand_makes_one_forced_draw():
 def test_failed_play_with_empty_hand_stays_one_forced_draw_when_the_spell_gives_a_card(
     spell, hand_after
 ):
-    """components.md (stalled table): a play that fails with an empty hand reveals a Spell and
-    makes one forced draw with no discard, even when the Spell puts a card in that hand; the
+    """Assumption (RULES.md, stalled table): a play that fails with an empty hand reveals a Spell
+    and makes one forced draw with no discard, even when the Spell puts a card in that hand; the
     end-of-turn draw follows."""
     rules, state = stuck_table(spell, hands=[[], [card("green", POX)], [card("blue", NEWT)]])
     rules.apply(state, A.REVEAL_SPELL)
@@ -349,7 +351,7 @@ def test_oh_look_each_player_discards_and_draws_in_turn():
 
 
 def test_oh_look_skips_the_discard_of_an_empty_hand_but_draws():
-    """components.md: a player with an empty hand skips the discard part of a spell."""
+    """Assumption (RULES.md): a player with an empty hand skips the discard part of a spell."""
     rules, state = stuck_table("Oh, Look!", hands=[STUCK_HAND, [], [card("blue", NEWT)]])
     rules.apply(state, A.REVEAL_SPELL)
     rules.apply(state, choose(STUCK_HAND[0]))
@@ -405,7 +407,8 @@ def test_declining_circle_of_salt_lets_the_spell_resolve():
 
 
 def test_take_flight_salt_immunity_option():
-    """components.md: Circle of Salt cancels Take Flight by default; an option makes it immune."""
+    """Assumption (RULES.md): Circle of Salt cancels Take Flight by default; an option makes it
+    immune."""
     rules, state = stuck_table("Take Flight", salt_used=False)
     rules.apply(state, A.REVEAL_SPELL)
     assert state.phase == Phase.SALT
@@ -542,8 +545,8 @@ def test_same_type_stuns_mary_and_ignores_the_stunning_cards_icon():
 
 
 def test_one_type_five_colours_lets_the_player_choose_mary_or_winifred():
-    """Stunning A Witch / components.md: one type in five colours qualifies Mary and Winifred;
-    the current player chooses."""
+    """Stunning A Witch and RULES.md's assumptions: one type in five colours qualifies Mary and
+    Winifred; the current player chooses."""
     newts = [card(c, NEWT) for c in ("orange", "purple", "yellow", "green")]
     last = card("blue", NEWT)
     for action, witch in ((A.STUN_WINIFRED, C.WINIFRED), (A.STUN_MARY, C.MARY)):

@@ -1,6 +1,6 @@
 """The newer heuristics play their own ideas: one built table per idea, on
 which the new heuristic chooses what its idea says and the game's other heuristics choose
-otherwise. Rulebook sections are those of ``shared/rules/<game>.txt``."""
+otherwise. Rulebook sections are those of each game's rulebook."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The relabelings of the cooperative games (``cauldron.envs.core.symmetry``, for Other-Play): each
 is a permutation, they form a group, and a game relabelled by one plays exactly like the real game
-(RULES.md, *Symmetries (Other-Play)*; rulebook sections from ``shared/rules/``).
+(RULES.md, *Symmetries (Other-Play)*; sections from each game's rulebook).
 
 The twin-game tests relabel a real rules state with σ (every card, space, question and token of
 the ``State`` dataclass), play both with the same actions (σ of the real one for the twin) and
@@ -91,15 +91,15 @@ def test_the_identity_comes_first_and_the_relabelings_form_a_group(env_id, n, op
 
 
 def test_hocus_pocus_default_group_is_the_five_shifts():
-    """components.md: board (c, c), Binx (c, c+1), Spell Book (c, c+2) and (c, c+3). Only the
-    shifts of colours and types together keep all three; every player count alike."""
+    """Assumption (RULES.md): board (c, c), Binx (c, c+1), Spell Book (c, c+2) and (c, c+3). Only
+    the shifts of colours and types together keep all three; every player count alike."""
     for n in range(2, 7):
         names = [s.name for s in symmetries(HP, n)]
         assert names == ["identity", "shift 1", "shift 2", "shift 3", "shift 4"]
 
 
 def test_hocus_pocus_shift_known_answers():
-    """components.md numbering: shift 1 takes card (c, t, copy) to (c+1, t+1, copy) and the
+    """The card numbering of RULES.md: shift 1 takes card (c, t, copy) to (c+1, t+1, copy) and the
     space printed (c, c) to the one printed (c+1, c+1): space 0 (blue, Oil of Boil) to space 1
     (orange, Dead Man's Toe), space 1 to space 2."""
     shift = symmetries(HP, 4)[1]
@@ -443,9 +443,9 @@ def test_hocus_pocus_twin_games_under_a_reflection():
 
 
 def test_book_breaks_a_tie_by_the_lower_space_index_the_one_inexact_place():
-    """Spell Cards (components.md): Book! discards the tops of the two tallest piles, ties to the
-    lower space index. With five piles of one card, the real game strips spaces 0 and 1; its twin
-    strips its own spaces 0 and 1, which are the real spaces 4 and 0: the games part."""
+    """Spell Cards (RULES.md's assumptions): Book! discards the tops of the two tallest piles, ties
+    to the lower space index. With five piles of one card, the real game strips spaces 0 and 1; its
+    twin strips its own spaces 0 and 1, which are the real spaces 4 and 0: the games part."""
     piles = [
         [card("orange", TOE)],
         [card("orange", POX)],

@@ -5,7 +5,7 @@ chance-free AEC step (a tick with at most one play and no new deal) must give ex
 reference's next state, rewards, observation, mask and ``state()``; a step with chance (a
 contested tick, a new deal) must give one of the states the reference reaches (every play
 priority enumerated; a new deal holds every card once, in the right counts); whole games must
-agree in distribution. Section names are those of ``shared/rules/voodoo_mania.txt``.
+agree in distribution. Section names are those of Voodoo Mania's rulebook.
 """
 
 from __future__ import annotations

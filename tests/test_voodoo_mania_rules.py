@@ -1,5 +1,6 @@
 """Scenario tests of Voodoo Mania. Each names the rulebook section it checks
-(``shared/rules/voodoo_mania.txt``) or the components.md default it follows."""
+(Voodoo Mania's rulebook) or the default it follows where the rulebook is silent (RULES.md's
+assumptions)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ DECK = C.load_deck()
 
 # ----------------------------------------------------------------------------- The deck
 def test_shipped_deck_has_every_documented_property():
-    """components.md: 91 double-sided cards; each side shows four ingredient/colour pairs, every
-    ingredient once and every colour once, and misses one pair; the two sides of a card miss
+    """Assumption (RULES.md): 91 double-sided cards; each side shows four ingredient/colour pairs,
+    every ingredient once and every colour once, and misses one pair; the two sides of a card miss
     different pairs; 18 pairs are missing on 7 sides and 7 pairs on 8 sides."""
     assert len(DECK) == C.NUM_CARDS
     for sides in DECK:
@@ -175,8 +176,8 @@ def test_cycling_only_without_a_playable_card_by_default():
 
 
 def test_tick_cycles_all_happen_and_one_play_wins_by_random_priority():
-    """components.md (ticks): every cycle happens; among the plays one wins by a random priority
-    drawn from the env's generator; losing plays stay in hand."""
+    """Assumption (RULES.md, ticks): every cycle happens; among the plays one wins by a random
+    priority drawn from the env's generator; losing plays stay in hand."""
     a, sa = find_card(WANTED, "normal", exclude={0})
     b, sb = find_card(WANTED, "normal", exclude={0, a})
     dead = dead_card(WANTED, exclude={0, a, b})
@@ -206,7 +207,7 @@ def test_round_ends_when_a_player_runs_out_and_points_carry_over():
 
 
 def test_game_lasts_three_rounds_and_fewest_points_win():
-    """components.md: three rounds; the fewest points win; ties are shared."""
+    """Assumption (RULES.md): three rounds; the fewest points win; ties are shared."""
     card, side = find_card(WANTED, "normal", exclude={0})
     rules, state = table(hands=[[card], [70]], piles=[[], [73]], top=TOP)
     state.round, state.scores = 2, [10, 9]
@@ -346,7 +347,7 @@ def test_aec_hides_choices_made_earlier_in_the_tick():
 
 
 def test_a_stalled_table_ends_the_round():
-    """components.md leaves a stalled table open; default: when no card in any hand or pile can
+    """The rulebook leaves a stalled table open; default: when no card in any hand or pile can
     ever answer the wanted pair, the round ends and the cards held are counted."""
     card, side = find_card(WANTED, "normal", exclude={0})
     new_wanted = DECK[card][side].missing
