@@ -365,3 +365,19 @@ def test_given_checkpoints_are_played_instead_of_training(tmp_path, capsys):
     assert "warning: The seeds trained different numbers of steps" in out
     report = (tmp_path / "out" / "report.md").read_text()
     assert "| given | n/a |" in report and "**Warning: Seeds [2]: steps unknown" in report
+
+
+def test_a_seed_stopped_before_its_end_goes_on_from_its_saved_state(tmp_path, capsys):
+    """A seed's run folder with a saved state and no final checkpoint (a table trained over
+    several sittings) is resumed, not refused or started over: it ends at the protocol's
+    budget, its first update's metrics kept."""
+    train = own_train_file(tmp_path)
+    folder = train_seed_here(train, 0)
+    (folder / "final.pt").unlink()
+    assert (folder / runfolder.STATE).is_file()
+    config = parse_zsc_config(protocol(train, train_overrides={"total_steps": 256}))
+    runs = zsc_runs.seed_runs(config, quiet=True)
+    assert "seed 0: resuming" in capsys.readouterr().out
+    assert [r.steps for r in runs] == [256] * 3
+    assert (folder / "final.pt").is_file()
+    assert {step for step, _, _ in read_metrics(folder / "metrics.csv")} >= {128, 256}

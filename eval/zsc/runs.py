@@ -7,7 +7,9 @@ steps are read from a ``metrics.csv`` beside them where there is one, else from 
 A seed's run folder is the one ``cauldron train <train config> --seeds ...`` writes
 (``<out>/<stem>-seed<seed>/``). When its final checkpoint exists and the folder's
 ``config.yaml`` is the config asked for, it is used as it is; a folder trained with other
-settings is refused, naming the fields, rather than silently compared or overwritten. Only
+settings is refused, naming the fields, rather than silently compared or overwritten. A seed
+stopped before its end (a ``train_state.pt``, no final checkpoint) goes on from its state
+(``resume``), so a long table can train over several sittings. Only
 :data:`MAY_DIFFER` may differ: the seeds of a comparison must have the same training budget
 (``total_steps``, ``max_minutes``), even though a resume may change it. Otherwise the seed is
 trained here, exactly as ``cauldron train`` would (progress bar, final evaluation and all).
@@ -34,7 +36,7 @@ from cauldron.agents.torch_policy import load_checkpoint
 from cauldron.envs.core.errors import ConfigError
 from cauldron.eval.zsc.config import ZscConfig
 from cauldron.train.config import TrainConfig
-from cauldron.train.runfolder import MAY_CHANGE
+from cauldron.train.runfolder import MAY_CHANGE, STATE
 from cauldron.train.runlog import RunLog, read_metrics
 
 FINAL = {"torch": "final.pt", "sb3": "final.zip", "rllib": "final_rllib"}
@@ -235,7 +237,7 @@ def given_runs(config: ZscConfig) -> list[SeedRun]:
 def seed_runs(config: ZscConfig, quiet: bool = False) -> list[SeedRun]:
     """Every seed's trained agent: the given checkpoints, or else each seed's run, training the
     seeds that have no final checkpoint yet (one after another, each with its own progress bar
-    unless ``quiet``)."""
+    unless ``quiet``), a stopped one from its saved state."""
     from cauldron.train.__main__ import run as train_run
 
     if config.checkpoints is not None:
@@ -245,7 +247,10 @@ def seed_runs(config: ZscConfig, quiet: bool = False) -> list[SeedRun]:
     for seed, train_config in zip(config.seeds, train_configs, strict=True):
         checkpoint = final_checkpoint(train_config)
         trained_now = not checkpoint.exists()
-        if trained_now:
+        if trained_now and (train_config.folder / STATE).is_file():
+            print(f"seed {seed}: resuming {train_config.folder}", flush=True)
+            train_run(train_config.model_copy(update={"resume": True}), quiet)
+        elif trained_now:
             print(f"seed {seed}: training {train_config.folder}", flush=True)
             train_run(train_config, quiet)
         else:
