@@ -1,5 +1,6 @@
 """The training-methods table (``cauldron methods``): a row per protocol run
-with its own figures, the README block rewritten, and runs that do not compare refused."""
+with its own figures, every pair of methods compared on the same deals, the README block
+rewritten, and runs that do not compare refused."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def test_each_method_is_a_row_with_its_own_figures(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- BEGIN methods -->\nold\n<!-- END methods -->\nend\n")
     text = methods.main([f"PPO={plain}", f"recurrent={memory}", "--out", str(tmp_path / "out")])
-    rows = text.splitlines()
+    rows = text.split("\n\n")[0].splitlines()
     assert rows[0].startswith("| method | training | steps per seed | mean stuns: self-play")
     assert rows[0].endswith("| beside heuristic:consensus ×3 |")
     assert rows[2].startswith("| PPO | as configured | 1,048,576 |")
@@ -44,7 +45,8 @@ def test_each_method_is_a_row_with_its_own_figures(tmp_path):
     assert "| 0.50 [0.40, 0.60] |" in rows[2] and "| 0.75 [0.65, 0.85] |" in rows[3]
     assert len(rows) == 4
     report = (tmp_path / "out" / "report.md").read_text()
-    assert text in report and "[recurrent](../gru/report.md)" in report
+    assert all(table in report for table in text.split("\n\n"))
+    assert "[recurrent](../gru/report.md)" in report
     assert "trains `configs/train/hocus_pocus_torch.yaml` with {total_steps: 4096};" in report
     methods.main([f"PPO={plain}", "--out", str(tmp_path / "out"), "--readme", str(readme)])
     assert readme.read_text().startswith("intro\n<!-- BEGIN methods -->\n| method |")
@@ -57,7 +59,8 @@ def test_rows_of_different_train_configs_name_their_own(tmp_path):
     summary = json.loads((other / "results.json").read_text())
     summary["config"]["train"] = "configs/train/hocus_pocus_2p_torch.yaml"
     (other / "results.json").write_text(json.dumps(summary))
-    rows = methods.main([f"A={plain}", f"B={other}", "--out", str(tmp_path / "out")]).splitlines()
+    text = methods.main([f"A={plain}", f"B={other}", "--out", str(tmp_path / "out")])
+    rows = text.splitlines()
     assert rows[2].startswith("| A | `configs/train/hocus_pocus_torch.yaml` as configured |")
     assert rows[3].startswith("| B | `configs/train/hocus_pocus_2p_torch.yaml` as configured |")
     report = (tmp_path / "out" / "report.md").read_text()
@@ -71,6 +74,49 @@ def test_a_row_without_overrides_is_the_train_config_as_configured(tmp_path):
     assert rows[2].startswith("| PPO | as configured | 1,048,576 |")
     report = (tmp_path / "out" / "report.md").read_text()
     assert "trains `configs/train/hocus_pocus_torch.yaml` with no overrides;" in report
+
+
+def pair_rows(tmp_path, change) -> list[str]:
+    """The pairs table of the shipped summary (as a win-rate protocol) against a copy of it
+    whose rows ``change`` edits in place."""
+    plain = protocol_run(tmp_path / "a", {}, 0.5, measure="win")
+    other = protocol_run(tmp_path / "b", {}, 0.5, measure="win")
+    summary = json.loads((other / "results.json").read_text())
+    for row in summary["rows"]:
+        change(row)
+    (other / "results.json").write_text(json.dumps(summary))
+    text = methods.main([f"A={plain}", f"B={other}", "--out", str(tmp_path / "out")])
+    return text.split("\n\n")[1].splitlines()
+
+
+def test_the_same_games_dealt_in_another_order_are_not_told_apart(tmp_path):
+    """Pairs are matched by deal, not by position: the same games listed backwards differ by
+    0 in every column, deal by deal (nothing left to detect); the intervals are the seeds'."""
+
+    def backwards(row):
+        row["games"] = {k: v[::-1] for k, v in row["games"].items()}
+
+    rows = pair_rows(tmp_path, backwards)
+    assert rows[0].startswith("| first − second (points of win rate) | self-play | cross-play |")
+    assert [cell.split(" [")[0] for cell in rows[2].split(" | ")[1:-1]] == ["+0.0"] * 6
+    assert rows[2].endswith("| not told apart |")
+    assert rows[3] == "| detectable (80% power, at most) | " + "±0.0 | " * 6 + "|"
+
+
+def test_a_method_that_wins_every_self_play_game_is_told_apart_there_alone(tmp_path):
+    """B wins every self-play game and is otherwise A: A − B in self-play is minus A's losses,
+    in bold, and the verdict names that column only."""
+    shipped = json.loads(SHIPPED.read_text())
+    selfplay = [r["games"]["outcome"] for r in shipped["rows"] if r["role"] == "self-play"]
+    losses = 1 - sum(o == 1 for games in selfplay for o in games) / sum(map(len, selfplay))
+
+    def wins_self_play(row):
+        if row["role"] == "self-play":
+            row["games"]["outcome"] = [1] * len(row["games"]["outcome"])
+
+    rows = pair_rows(tmp_path, wins_self_play)
+    assert rows[2].startswith(f"| A − B | **{-losses * 100:+.1f} [")
+    assert rows[2].endswith("| worse self-play |")
 
 
 @pytest.mark.parametrize(

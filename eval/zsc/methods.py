@@ -5,9 +5,10 @@ docs/results/hocus_pocus_methods [--readme README.md]`` reads each folder's ``re
 (written by ``cauldron zsc``) and writes ``report.md``: per method its training (the
 overrides of the protocol's training config and the seeds' steps), self-play and cross-play
 means, their ratio, and the ad-hoc score beside each partner kind (mean over seeds), every
-figure with its 95% interval. The folders must play the same game, player count, measure,
-engine, deals and partners, or the rows would not compare. ``--readme`` also rewrites the README's
-``methods`` block.
+figure with its 95% interval; then every pair of methods compared column by column on the same
+deals (:mod:`cauldron.eval.zsc.pairs`): which differ, which cannot be told apart. The folders must
+play the same game, player count, measure, engine, deals and partners, or the rows would not
+compare. ``--readme`` also rewrites the README's ``methods`` block with both tables.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import yaml
 
 from cauldron.envs.core.docs import update_file
 from cauldron.envs.core.errors import ConfigError, run_command
+from cauldron.eval.zsc.pairs import pairs_table
 from cauldron.eval.zsc.report import interval, measure_name, ratio
 
 SAME = ("env", "players", "measure", "score", "games", "first_seed", "engine")
@@ -151,6 +153,15 @@ def markdown(summaries: dict[str, dict[str, Any]], folders: dict[str, Path]) -> 
             "",
             table(summaries),
             "",
+            "## Which methods differ",
+            "",
+            "Each pair of methods, column by column: the first's score minus the second's on the "
+            "same deals, with its 95% two-stage paired bootstrap interval (each method's seeds, "
+            "then the deals); bold where the interval excludes 0. The last row gives the largest "
+            "difference each column could miss (80% power, from the deals' noise alone).",
+            "",
+            pairs_table(summaries),
+            "",
             "Each method's own report: "
             + ", ".join(f"[{name}]({folders[name]}/report.md)" for name in summaries)
             + ".",
@@ -178,7 +189,7 @@ def main(argv: list[str] | None = None) -> str:
     args.out.mkdir(parents=True, exist_ok=True)
     relative = {name: Path(os.path.relpath(folder, args.out)) for name, folder in folders.items()}
     (args.out / "report.md").write_text(markdown(summaries, relative))
-    text = table(summaries)
+    text = table(summaries) + "\n\n" + pairs_table(summaries)
     if args.readme:
         update_file(args.readme, {"methods": text})
     print(text)
