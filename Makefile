@@ -1,7 +1,7 @@
 # Cauldron tasks. PYTHON can point at another interpreter: make test PYTHON=.venv/bin/python
 PYTHON ?= python
 
-.PHONY: install browser quickstart demo test lint bench results rules-tables docs
+.PHONY: install browser quickstart demo test lint bench results methods rules-tables docs
 
 # What was installed for which interpreter, redone when pyproject.toml changes.
 STAMP = runs/.installed-$(subst /,_,$(PYTHON))
@@ -56,6 +56,20 @@ results: install
 		$(PYTHON) -m cauldron eval $$config --split test $(RESULTS_OUT) --quiet || exit 1; \
 	done
 	$(PYTHON) -m cauldron figures --play $(if $(QUICK),--quick,--readme README.md)
+
+# The README's training-methods table (Hocus Pocus, 2 players): each row's protocol trains its 3
+# seeds (resuming a stopped one, reusing finished ones), then plays them on the test split; then
+# every row and every pair of rows into docs/results/hocus_pocus_2p_methods/ and the README.
+# Hours of training: configs/eval/hocus_pocus_2p_methods/ppo.yaml says how many.
+M = runs/methods/hocus_pocus_2p
+METHODS = PPO=$(M)/ppo "from scratch=$(M)/scratch" recurrent=$(M)/recurrent \
+	"+ belief=$(M)/belief" "+ Other-Play=$(M)/other_play" "partner population=$(M)/partners"
+methods: install
+	for row in ppo scratch recurrent belief other_play partners; do \
+		$(PYTHON) -m cauldron zsc configs/eval/hocus_pocus_2p_methods/$$row.yaml || exit 1; \
+	done
+	$(PYTHON) -m cauldron methods $(METHODS) --out docs/results/hocus_pocus_2p_methods \
+		--readme README.md
 
 # Rewrite the generated tables (actions, observation, state, options) of every RULES.md.
 rules-tables:

@@ -169,3 +169,45 @@ def test_hocus_pocus_method_configs_differ_only_in_the_method():
         {("belief_coef", 1.0)},
         {("other_play", True)},
     ]
+
+
+TWO_PLAYER_ROWS = ["ppo", "scratch", "recurrent", "belief", "other_play", "partners"]
+
+
+def test_two_player_method_configs_differ_only_in_the_method():
+    """The 2-player table's six rows: the test split's deals on the batched engine, the same
+    partners and games, one step budget for every seed with no clock; each row changes only its
+    method (recurrent, belief and Other-Play add up; scratch drops the warm start; the
+    population row trains the partners recipe, which is the PPO recipe plus partners)."""
+    folder = "configs/eval/hocus_pocus_2p_methods"
+    configs = {row: load_zsc_config(f"{folder}/{row}.yaml") for row in TWO_PLAYER_ROWS}
+    shared = ("env", "num_players", "seeds", "partners", "measure", "games", "seed", "split")
+    base = configs["ppo"]
+    assert (base.split, base.engine, base.measure) == ("test", "batched", "win")
+    assert base.num_players == 2 and base.games >= 5000
+    trained = {row: c.train_config(0) for row, c in configs.items()}
+    for row, config in configs.items():
+        assert {k: getattr(config, k) for k in shared} == {k: getattr(base, k) for k in shared}
+        assert (trained[row].total_steps, trained[row].max_minutes) == (
+            base.train_overrides["total_steps"],
+            0,
+        )
+    assert len({t.folder for t in trained.values()}) == len({c.out for c in configs.values()}) == 6
+    method = ("warm_start", "recurrent", "seq_len", "belief_coef", "other_play", "partners")
+    fields = {row: {k: getattr(t, k) for k in method} for row, t in trained.items()}
+    ppo = fields["ppo"]
+    assert ppo["warm_start"] is not None and not ppo["partners"] and ppo["recurrent"] == 0
+    assert fields["scratch"] == {**ppo, "warm_start": None}
+    assert fields["recurrent"] == {**ppo, "recurrent": 128, "seq_len": 4}
+    assert fields["belief"] == {**fields["recurrent"], "belief_coef": 1.0}
+    assert fields["other_play"] == {**fields["belief"], "other_play": True}
+    assert fields["partners"]["partners"] and fields["partners"] == {
+        **ppo,
+        "partners": trained["partners"].partners,
+    }
+    other = {
+        k
+        for k in type(trained["ppo"]).model_fields
+        if getattr(trained["ppo"], k) != getattr(trained["partners"], k)
+    }
+    assert other == {"name", "partners", "self_play_every"}
