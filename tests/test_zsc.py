@@ -369,13 +369,15 @@ def test_given_checkpoints_are_played_instead_of_training(tmp_path, capsys):
 
 def test_a_seed_stopped_before_its_end_goes_on_from_its_saved_state(tmp_path, capsys):
     """A seed's run folder with a saved state and no final checkpoint (a table trained over
-    several sittings) is resumed, not refused or started over: it ends at the protocol's
-    budget, its first update's metrics kept."""
+    several sittings) is resumed, not refused or started over: the estimate counts only its
+    steps left, and it ends at the protocol's budget, its first update's metrics kept."""
     train = own_train_file(tmp_path)
     folder = train_seed_here(train, 0)
     (folder / "final.pt").unlink()
     assert (folder / runfolder.STATE).is_file()
     config = parse_zsc_config(protocol(train, train_overrides={"total_steps": 256}))
+    _, lines = zsc.estimate(config, 4, probe=False)
+    assert "3 of 3 seeds to train (1 resuming: 2.5 seeds' work left)" in lines[1]
     runs = zsc_runs.seed_runs(config, quiet=True)
     assert "seed 0: resuming" in capsys.readouterr().out
     assert [r.steps for r in runs] == [256] * 3

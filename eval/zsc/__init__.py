@@ -49,7 +49,16 @@ from cauldron.eval.provenance import provenance
 from cauldron.eval.stats import bootstrap_ratio_interval
 from cauldron.eval.zsc import batched, report
 from cauldron.eval.zsc.config import QUICK_GAMES, ZscConfig, load_zsc_config, quick_config
-from cauldron.eval.zsc.runs import SeedRun, final_checkpoint, seed_runs, speed, training_estimate
+from cauldron.eval.zsc.runs import (
+    SeedRun,
+    final_checkpoint,
+    seed_runs,
+    speed,
+    steps_trained,
+    training_estimate,
+)
+from cauldron.train.config import TrainConfig
+from cauldron.train.runfolder import STATE
 
 SELF, CROSS, ADHOC, PARTNER = "self-play", "cross-play", "ad-hoc", "partner team"
 
@@ -214,10 +223,13 @@ def estimate(config: ZscConfig, games: int, probe: bool = True) -> tuple[float, 
         missing = [c for c in trains if not final_checkpoint(c).exists()]
         if missing:
             seconds, how = training_estimate(missing[0], [c.folder for c in trains], probe)
-            total += seconds * len(missing)
+            left = [1 - resumed_steps(c) / c.total_steps for c in missing]
+            total += seconds * sum(left)
+            resumes = len(missing) - left.count(1)
             lines.append(
-                f"training: {len(missing)} of {len(trains)} seeds to train, about "
-                f"{duration(seconds)} each ({how})"
+                f"training: {len(missing)} of {len(trains)} seeds to train"
+                + (f" ({resumes} resuming: {sum(left):.1f} seeds' work left)" if resumes else "")
+                + f", about {duration(seconds)} a whole seed ({how})"
             )
         else:
             lines.append("training: none (every seed's run is finished)")
@@ -247,6 +259,13 @@ def estimate(config: ZscConfig, games: int, probe: bool = True) -> tuple[float, 
     total += seconds
     lines.append(f"games: {compositions}, about {duration(seconds)} {where} ({source})")
     return total, [f"estimate: about {duration(total)} in all", *(f"  {x}" for x in lines)]
+
+
+def resumed_steps(config: TrainConfig) -> int:
+    """The learner steps a stopped seed's saved state holds (0 when it starts afresh)."""
+    if not (config.folder / STATE).is_file():
+        return 0
+    return min(steps_trained(config.folder) or 0, config.total_steps)
 
 
 def matrix(
