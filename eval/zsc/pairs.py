@@ -95,12 +95,12 @@ def cell(summary: dict[str, Any], c: dict[str, Any]) -> str:
 
 def differs(pair: dict[str, Any]) -> str:
     """The verdict of a pair: the columns where the first method is better, and where worse."""
-    better = [h for h, c in pair["columns"].items() if c["verdict"] == "yes"]
-    worse = [h for h, c in pair["columns"].items() if c["verdict"] == "no"]
-    if not better and not worse:
-        return "not told apart"
-    parts = [f"{word} {', '.join(cols)}" for word, cols in (("better", better), ("worse", worse))]
-    return "; ".join(part for part, cols in zip(parts, (better, worse), strict=True) if cols)
+    parts = []
+    for word, verdict_word in (("better", "yes"), ("worse", "no")):
+        cols = [h for h, c in pair["columns"].items() if c["verdict"] == verdict_word]
+        if cols:
+            parts.append(f"{word} {', '.join(cols)}")
+    return "; ".join(parts) or "not told apart"
 
 
 def pairs_table(summaries: dict[str, dict[str, Any]]) -> str:
