@@ -52,13 +52,11 @@ from cauldron.eval.zsc.config import QUICK_GAMES, ZscConfig, load_zsc_config, qu
 from cauldron.eval.zsc.runs import (
     SeedRun,
     final_checkpoint,
+    resumed_steps,
     seed_runs,
     speed,
-    steps_trained,
     training_estimate,
 )
-from cauldron.train.config import TrainConfig
-from cauldron.train.runfolder import STATE
 
 SELF, CROSS, ADHOC, PARTNER = "self-play", "cross-play", "ad-hoc", "partner team"
 
@@ -259,13 +257,6 @@ def estimate(config: ZscConfig, games: int, probe: bool = True) -> tuple[float, 
     total += seconds
     lines.append(f"games: {compositions}, about {duration(seconds)} {where} ({source})")
     return total, [f"estimate: about {duration(total)} in all", *(f"  {x}" for x in lines)]
-
-
-def resumed_steps(config: TrainConfig) -> int:
-    """The learner steps a stopped seed's saved state holds (0 when it starts afresh)."""
-    if not (config.folder / STATE).is_file():
-        return 0
-    return min(steps_trained(config.folder) or 0, config.total_steps)
 
 
 def matrix(

@@ -136,6 +136,13 @@ def steps_trained(folder: Path) -> int | None:
     return max((row[0] for row in metrics), default=0) if metrics else None
 
 
+def resumed_steps(config: TrainConfig) -> int:
+    """The learner steps a stopped seed's saved state holds (0 when it starts afresh)."""
+    if not (config.folder / STATE).is_file():
+        return 0
+    return min(steps_trained(config.folder) or 0, config.total_steps)
+
+
 def measured_rate(folders: list[Path]) -> tuple[float, Path] | None:
     """The median learner steps per second logged in the first of ``folders`` that logged
     any, and that folder."""
@@ -247,7 +254,7 @@ def seed_runs(config: ZscConfig, quiet: bool = False) -> list[SeedRun]:
     for seed, train_config in zip(config.seeds, train_configs, strict=True):
         checkpoint = final_checkpoint(train_config)
         trained_now = not checkpoint.exists()
-        if trained_now and (train_config.folder / STATE).is_file():
+        if trained_now and resumed_steps(train_config):
             print(f"seed {seed}: resuming {train_config.folder}", flush=True)
             train_run(train_config.model_copy(update={"resume": True}), quiet)
         elif trained_now:
