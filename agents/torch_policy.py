@@ -11,8 +11,10 @@ learner steps it had trained when saved (checkpoints written by the trainer; old
 them, and those before ``steps`` lack only it).
 
 ``state_size`` is 0 unless the critic is centralized (fed by ``state()``); ``recurrent`` is the
-size of the actor's GRU memory (0: none). The memory is per player: a policy that plays several
-seats keeps one memory per seat.
+size of the actor's GRU memory (0: none). ``critic`` is ``False`` in a shipped checkpoint whose
+centralized critic was left out (:func:`policy_only`): it reads ``state()``, which no seat sees at
+play time, so only training needs it (key absent: the critic is stored). The memory is per
+player: a policy that plays several seats keeps one memory per seat.
 
 ``head`` is ``flat`` (one output row per action; checkpoints without the key) or ``factored``:
 the game's own head (:data:`FACTORED_HEADS`, by game module name) computes the logits from the
@@ -119,6 +121,7 @@ class PolicyNet(nn.Module):
         prior: str = "",
         prior_weight: float = 0.0,
         num_players: int = 0,
+        critic: bool = True,
     ) -> None:
         super().__init__()
         if head not in HEADS:
@@ -135,9 +138,10 @@ class PolicyNet(nn.Module):
             self.head = nn.Linear(recurrent, num_actions)
         else:
             self.actor = nn.Sequential(mlp([obs_size, *hidden]), nn.Linear(hidden[-1], num_actions))
-        self.critic = nn.Sequential(
-            mlp([state_size or obs_size, *hidden]), nn.Linear(hidden[-1], 1)
-        )
+        if critic:
+            self.critic = nn.Sequential(
+                mlp([state_size or obs_size, *hidden]), nn.Linear(hidden[-1], 1)
+            )
         self.prior = prior
         if prior:
             check_prior(prior, env_id)
@@ -156,6 +160,7 @@ class PolicyNet(nn.Module):
                 if prior
                 else {}
             ),
+            **({} if critic else {"critic": False}),
         }
 
     @torch.no_grad()
@@ -235,6 +240,11 @@ class PolicyNet(nn.Module):
         return logits, memory
 
     def value(self, critic_input: torch.Tensor) -> torch.Tensor:
+        if not hasattr(self, "critic"):
+            raise ConfigError(
+                "this policy was shipped without its critic (critic: false), so it acts but "
+                "cannot be trained further; train from its run's final.pt"
+            )
         return self.critic(critic_input).squeeze(-1)
 
 
@@ -288,6 +298,17 @@ def save_checkpoint(net: PolicyNet, env_id: str, path: Path, extra: dict | None 
         },
         path,
     )
+
+
+def policy_only(source: Path, target: Path) -> None:
+    """Write the checkpoint ``source`` to ``target`` without its centralized critic (``critic``:
+    ``False``), or whole if its critic reads the observation (its value is shown beside a
+    decision). The actor's weights are the same, so the policy plays the same games."""
+    data = load_weights(source, f"torch checkpoint {str(source)!r}")
+    if data.get("state_size"):
+        weights = {k: v for k, v in data["state_dict"].items() if not k.startswith("critic.")}
+        data = {**data, "critic": False, "state_dict": weights}
+    save_atomically(data, target)
 
 
 def load_checkpoint(path: Path) -> tuple[PolicyNet, dict[str, Any]]:
@@ -358,6 +379,8 @@ def _declared(data: dict[str, Any], where: str) -> dict[str, Any]:
     for key in ("env_id", "head", "prior"):
         if not isinstance(data.get(key, ""), str):
             raise ConfigError(f"{where}: {key} must be a string")
+    if not isinstance(data.get("critic", True), bool):
+        raise ConfigError(f"{where}: critic must be true or false")
     weight = data.get("prior_weight", 0.0)
     if (
         not isinstance(weight, (int, float))
@@ -376,6 +399,7 @@ def _declared(data: dict[str, Any], where: str) -> dict[str, Any]:
         "prior": data.get("prior", ""),
         "prior_weight": weight,
         "num_players": size("num_players", data.get("num_players", 0), 0),
+        "critic": data.get("critic", True),
     }
 
 

@@ -135,6 +135,52 @@ def test_ship_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
     assert (config.players, config.games, config.name) == ([2], 2, "mine")
 
 
+def test_ship_leaves_out_a_centralized_critic_and_the_policy_plays_the_same(tmp_path):
+    data = tiny(
+        "headless_horseman_v1", "torch", tmp_path, centralized_critic=True, final_eval_games=2
+    )
+    path = tmp_path / "quick.yaml"
+    path.write_text(yaml.safe_dump(data))
+    run = tmp_path / data["name"]
+    train_cli.main([str(path), "--quiet"])
+    checkpoint = ship(run, "mine", root=tmp_path)[0]
+    full, shipped = (torch.load(p, weights_only=True) for p in (run / "final.pt", checkpoint))
+    assert full["state_size"] > 0 and shipped["critic"] is False
+    assert not any(key.startswith("critic.") for key in shipped["state_dict"])
+    assert shipped["state_dict"].keys() == {
+        key for key in full["state_dict"] if not key.startswith("critic.")
+    }
+    assert checkpoint.stat().st_size < (run / "final.pt").stat().st_size
+    agents = [
+        make_agent(f"torch:{p}", "headless_horseman_v1") for p in (run / "final.pt", checkpoint)
+    ]
+    env = envs.make("headless_horseman_v1", num_players=2)
+    env.reset(seed=5)
+    for decisions, _ in enumerate(env.agent_iter()):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc or decisions == 60:
+            break
+        actions = [a.act(obs["observation"], obs["action_mask"]) for a in agents]
+        assert actions[0] == actions[1]
+        env.step(actions[0])
+    assert agents[1].explain().value is None
+    with pytest.raises(envs.ConfigError, match="shipped without its critic"):
+        agents[1].net.value(torch.zeros(1, full["state_size"]))
+
+
+def test_a_checkpoint_whose_critic_flag_is_not_a_boolean_is_refused(tmp_path):
+    from cauldron.agents.torch_policy import PolicyNet, load_checkpoint, save_checkpoint
+
+    net = PolicyNet(8, 3, [4], state_size=5, critic=False)
+    path = tmp_path / "p.pt"
+    save_checkpoint(net, "hexenflug_v1", path)
+    assert load_checkpoint(path)[1]["critic"] is False
+    data = torch.load(path, weights_only=True)
+    torch.save({**data, "critic": "no"}, path)
+    with pytest.raises(envs.ConfigError, match="critic must be true or false"):
+        load_checkpoint(path)
+
+
 def test_ship_writes_an_sb3_run_as_a_model_maskableppo_loads(tmp_path):
     data = tiny("headless_horseman_v1", "sb3", tmp_path, total_steps=256, final_eval_games=2)
     path = tmp_path / "quick.yaml"

@@ -8,9 +8,11 @@ beside random play and every heuristic, on the same seeds (from 0) and options a
 evaluation, its config derived from what the checkpoint records (:mod:`cauldron.eval.trained`).
 A run whose final evaluation played other than :data:`cauldron.eval.trained.GAMES` games per
 pairing also gets ``configs/eval/trained/<name>.yaml``, its checkpoint as ``base:`` and its
-``games``. A PyTorch run ships ``final.pt`` as ``<name>.pt`` (a ``torch:`` agent); an SB3 run
-ships ``<name>.zip``, a model that ``MaskablePPO.load`` reads (the optimizer's state reset; the
-``sb3:`` agent reads only its ``policy.pth``), and its ``.cauldron.json`` sidecar.
+``games``. A PyTorch run ships ``final.pt`` as ``<name>.pt`` (a ``torch:`` agent), less its
+critic where that is centralized (it reads ``state()``, which no seat sees at play time;
+:func:`cauldron.agents.torch_policy.policy_only`); an SB3 run ships ``<name>.zip``, a model
+that ``MaskablePPO.load`` reads (the optimizer's state reset; the ``sb3:`` agent reads only its
+``policy.pth``), and its ``.cauldron.json`` sidecar.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -40,7 +41,7 @@ OVERRIDES = Path("configs/eval/trained")
 
 
 def ship(run: Path, name: str, root: Path = Path(".")) -> list[Path]:
-    """Copy ``run``'s ``final.pt`` (or ``final.zip``) to ``checkpoints/<name>.pt`` (``.zip``)
+    """Ship ``run``'s ``final.pt`` (or ``final.zip``) as ``checkpoints/<name>.pt`` (``.zip``)
     under ``root``, and write ``configs/eval/trained/<name>.yaml`` there if the run's final
     evaluation played other than :data:`cauldron.eval.trained.GAMES` games; the paths written,
     the checkpoint first."""
@@ -57,7 +58,9 @@ def ship(run: Path, name: str, root: Path = Path(".")) -> list[Path]:
     checkpoint = CHECKPOINTS / f"{name}{final.suffix}"
     (root / CHECKPOINTS).mkdir(parents=True, exist_ok=True)
     if final.suffix == ".pt":
-        shutil.copyfile(final, root / checkpoint)
+        from cauldron.agents.torch_policy import policy_only
+
+        policy_only(final, root / checkpoint)
     else:
         ship_sb3(final, root / checkpoint, parse_config_train(config, str(saved)))
     if games == trained.GAMES:
