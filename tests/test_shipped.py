@@ -24,8 +24,8 @@ from cauldron.train.ship import ship
 from tests.test_train import tiny
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = sorted(p for p in (ROOT / "checkpoints").iterdir() if p.suffix in (".pt", ".zip"))
-OVERRIDES = sorted((ROOT / "configs/eval/trained").glob("*.yaml"))
+SHIPPED = sorted(p for p in (ROOT / "checkpoints").rglob("*") if p.suffix in (".pt", ".zip"))
+OVERRIDES = sorted((ROOT / "configs/eval/trained").rglob("*.yaml"))
 
 
 def trained_with(checkpoint: Path) -> tuple[str, int, dict]:
@@ -39,7 +39,8 @@ def trained_with(checkpoint: Path) -> tuple[str, int, dict]:
 
 def replay_config(checkpoint: Path):
     """The evaluation config ``cauldron eval`` replays for ``checkpoint`` (run from the root)."""
-    override = ROOT / "configs/eval/trained" / f"{checkpoint.stem}.yaml"
+    stem = checkpoint.relative_to(ROOT / "checkpoints").with_suffix("")
+    override = ROOT / "configs/eval/trained" / f"{stem}.yaml"
     return load_config(
         override.relative_to(ROOT) if override.is_file() else checkpoint.relative_to(ROOT)
     )
@@ -47,11 +48,11 @@ def replay_config(checkpoint: Path):
 
 def test_every_override_derives_from_a_shipped_checkpoint_of_its_name_and_sets_only_games():
     assert SHIPPED, "no shipped checkpoints"
-    stems = {p.stem for p in SHIPPED}
     for path in OVERRIDES:
         data = yaml.safe_load(path.read_text())
         assert set(data) == {"base", "games"} and data["games"] != trained.GAMES
-        assert Path(data["base"]).stem == path.stem in stems
+        base = (path.parent / data["base"]).resolve()
+        assert base in SHIPPED and base.stem == path.stem
 
 
 @pytest.mark.parametrize("checkpoint", SHIPPED, ids=lambda p: p.stem)
@@ -59,7 +60,7 @@ def test_a_shipped_checkpoint_plays_legal_games_as_its_derived_config_says(check
     monkeypatch.chdir(ROOT)
     config = replay_config(checkpoint)
     assert trained_with(checkpoint) == (config.env, config.players[0], config.options)
-    spec = f"{trained.KINDS[checkpoint.suffix]}:checkpoints/{checkpoint.name}"
+    spec = f"{trained.KINDS[checkpoint.suffix]}:{checkpoint.relative_to(ROOT).as_posix()}"
     heuristics = [f"heuristic:{h}" for h in HEURISTICS[config.env]]
     assert config.agents == [spec, "random", *heuristics]
     assert (config.labels, config.name, config.seed) == (
@@ -133,6 +134,13 @@ def test_ship_copies_a_finished_run_and_refuses_an_unfinished_one(tmp_path):
         config = load_config("configs/eval/trained/mine.yaml")
     assert config.agents[0] == "torch:checkpoints/mine.pt"
     assert (config.players, config.games, config.name) == ([2], 2, "mine")
+    checkpoint, override = ship(run, "methods/mine", root=tmp_path)
+    assert checkpoint == tmp_path / "checkpoints/methods/mine.pt"
+    assert yaml.safe_load(override.read_text())["base"] == "../../../../checkpoints/methods/mine.pt"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        config = load_config("configs/eval/trained/methods/mine.yaml")
+    assert config.agents[0] == "torch:checkpoints/methods/mine.pt"
 
 
 def test_ship_leaves_out_a_centralized_critic_and_the_policy_plays_the_same(tmp_path):

@@ -56,7 +56,7 @@ def ship(run: Path, name: str, root: Path = Path(".")) -> list[Path]:
     games = config["final_eval_games"]
     parse_config({**trained.eval_config(final), "games": games})  # before anything is written
     checkpoint = CHECKPOINTS / f"{name}{final.suffix}"
-    (root / CHECKPOINTS).mkdir(parents=True, exist_ok=True)
+    (root / checkpoint).parent.mkdir(parents=True, exist_ok=True)
     if final.suffix == ".pt":
         from cauldron.agents.torch_policy import policy_only
 
@@ -67,7 +67,7 @@ def ship(run: Path, name: str, root: Path = Path(".")) -> list[Path]:
         return [root / checkpoint]
     override = root / OVERRIDES / f"{name}.yaml"
     override.parent.mkdir(parents=True, exist_ok=True)
-    base = Path(os.path.relpath(CHECKPOINTS, OVERRIDES)) / checkpoint.name
+    base = Path(os.path.relpath(checkpoint, (OVERRIDES / name).parent))
     override.write_text(
         f"# The final evaluation of {checkpoint}, which played {games} games per pairing:\n"
         f"# cauldron eval {OVERRIDES / name}.yaml\n"
@@ -112,7 +112,11 @@ def ship_sb3(source: Path, target: Path, config: TrainConfig) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="cauldron ship", description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a finished run folder (runs/train/<name>)")
-    parser.add_argument("--name", help="file stem (default: the run's config stem, no seed)")
+    parser.add_argument(
+        "--name",
+        help="file stem under checkpoints/, may name a folder: methods/<stem> (default: the "
+        "run's config stem, no seed)",
+    )
     args = parser.parse_args(argv)
     name = args.name or args.run.name.rsplit("-seed", 1)[0]
     for path in ship(args.run, name):
