@@ -61,7 +61,7 @@ results: install
 # seeds (resuming a stopped one, reusing finished ones), then plays them on the test split; then
 # every row and every pair of rows into docs/results/hocus_pocus_2p_methods/ and the README.
 # Hours of training: configs/eval/hocus_pocus_2p_methods/ppo.yaml says how many.
-M = runs/methods/hocus_pocus_2p
+M = docs/results/hocus_pocus_2p_methods
 METHODS = PPO=$(M)/ppo "from scratch=$(M)/scratch" recurrent=$(M)/recurrent \
 	"+ belief=$(M)/belief" "+ Other-Play=$(M)/other_play" "partner population=$(M)/partners"
 methods: install
