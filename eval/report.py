@@ -183,8 +183,9 @@ def main_table(summary: dict) -> str:
     return team_table(summary) if summary["cooperative"] else head_to_head_table(summary)
 
 
-def provenance_line(summary: dict) -> str:
-    """One line: package version, git commit, config hash (full values in results.json)."""
+def provenance_line(summary: dict, results: str = "results.json") -> str:
+    """One line: package version, git commit, config hash (full values in ``results``, the
+    file of every game)."""
     p = summary.get("provenance", {})
     commit = p.get("git_commit")
     source = f"commit `{commit[:10]}`" if commit else "no git commit"
@@ -192,7 +193,7 @@ def provenance_line(summary: dict) -> str:
         source += " with uncommitted changes"
     return (
         f"Cauldron {p.get('version') or '(not installed)'}, {source}, config hash "
-        f"`{(p.get('config_hash') or '')[:12]}`; every game is in `results.json`."
+        f"`{(p.get('config_hash') or '')[:12]}`; every game is in `{results}`."
     )
 
 

@@ -6,7 +6,6 @@ finished checkpoints played instead of training."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from cauldron import envs
 from cauldron.eval import harness, zsc
 from cauldron.eval.play import GameResult
 from cauldron.eval.stats import bootstrap_ratio_interval
+from cauldron.eval.zsc import report as zsc_report
 from cauldron.eval.zsc import runs as zsc_runs
 from cauldron.eval.zsc.config import load_zsc_config, parse_zsc_config, quick_config
 from cauldron.train import fit, runfolder
@@ -213,7 +213,9 @@ def test_whole_protocol_trains_missing_seeds_then_reuses_them(train_file, capsys
         [twins[0][1], twins[0][2]]
     )
     assert "Cut short: 4 games" in (out / "report.md").read_text()
-    results = json.loads((out / "results.json").read_text())
+    assert (out / "results.json.gz").read_bytes()[:2] == b"\x1f\x8b"  # gzip, small enough to commit
+    results = zsc_report.load(out)
+    assert results["matrix"] == summary["matrix"] and results["per_seed"] == summary["per_seed"]
     roles = [r["role"] for r in results["rows"]]
     assert roles == [zsc.SELF] * 3 + [zsc.CROSS] * 3 + [zsc.ADHOC] * 3 + [zsc.PARTNER]
     assert {tuple(r["games"]["seed"]) for r in results["rows"]} == {(0, 1, 2, 3)}

@@ -4,8 +4,6 @@ the report and the methods table saying which engine played, and the configs it 
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import yaml
@@ -16,6 +14,7 @@ from cauldron.eval import zsc
 from cauldron.eval.harness import Lineup, seating
 from cauldron.eval.zsc import batched
 from cauldron.eval.zsc import methods as zsc_methods
+from cauldron.eval.zsc import report as zsc_report
 from cauldron.eval.zsc.config import parse_zsc_config
 from tests.test_zsc import HH_SB3, protocol, train_file  # noqa: F401  (a fixture)
 
@@ -82,7 +81,7 @@ def test_a_protocol_on_the_batched_engine_reports_it_and_methods_refuse_mixing(
         path.write_text(yaml.safe_dump(protocol(train_file, engine=engine, out=str(out))))
         summaries[engine] = zsc.main([str(path), "--quiet"])
         assert summaries[engine]["engine"] == engine
-        assert json.loads((out / "results.json").read_text())["engine"] == engine
+        assert zsc_report.load(out)["engine"] == engine
     out = capsys.readouterr().out
     assert "games: 40 (10 compositions x 4), about 1 s on the batched engine at 0.01 s" in out
     report = (tmp_path / "batched" / "report.md").read_text()

@@ -5,6 +5,7 @@ rewritten, and runs that do not compare refused."""
 from __future__ import annotations
 
 import copy
+import gzip
 import itertools
 import json
 from pathlib import Path
@@ -13,19 +14,25 @@ import pytest
 
 from cauldron import envs
 from cauldron.eval.zsc import methods
+from cauldron.eval.zsc import report as zsc_report
 from cauldron.eval.zsc.config import load_zsc_config
 
-SHIPPED = Path("docs/results/hocus_pocus_zsc/results.json")
+SHIPPED = Path("docs/results/hocus_pocus_zsc")
+
+
+def save(folder: Path, summary: dict) -> None:
+    """Write ``summary`` where ``cauldron zsc`` leaves its results."""
+    (folder / zsc_report.RESULTS).write_bytes(gzip.compress(json.dumps(summary).encode()))
 
 
 def protocol_run(folder: Path, overrides: dict, selfplay: float, **changes) -> Path:
     """A copy of the shipped protocol's summary with other overrides and a self-play mean."""
-    summary = copy.deepcopy(json.loads(SHIPPED.read_text()))
+    summary = copy.deepcopy(zsc_report.load(SHIPPED))
     summary["config"]["train_overrides"] = overrides
     summary["selfplay"] = {"mean": selfplay, "low": selfplay - 0.1, "high": selfplay + 0.1}
     summary.update(changes)
     folder.mkdir(parents=True)
-    (folder / "results.json").write_text(json.dumps(summary))
+    save(folder, summary)
     return folder
 
 
@@ -56,9 +63,9 @@ def test_each_method_is_a_row_with_its_own_figures(tmp_path):
 def test_rows_of_different_train_configs_name_their_own(tmp_path):
     plain = protocol_run(tmp_path / "ppo", {"total_steps": 4096}, 0.5)
     other = protocol_run(tmp_path / "other", {"total_steps": 4096}, 0.5)
-    summary = json.loads((other / "results.json").read_text())
+    summary = zsc_report.load(other)
     summary["config"]["train"] = "configs/train/hocus_pocus_2p_torch.yaml"
-    (other / "results.json").write_text(json.dumps(summary))
+    save(other, summary)
     text = methods.main([f"A={plain}", f"B={other}", "--out", str(tmp_path / "out")])
     rows = text.splitlines()
     assert rows[2].startswith("| A | `configs/train/hocus_pocus_torch.yaml` as configured |")
@@ -81,10 +88,10 @@ def pair_rows(tmp_path, change) -> list[str]:
     whose rows ``change`` edits in place."""
     plain = protocol_run(tmp_path / "a", {}, 0.5, measure="win")
     other = protocol_run(tmp_path / "b", {}, 0.5, measure="win")
-    summary = json.loads((other / "results.json").read_text())
+    summary = zsc_report.load(other)
     for row in summary["rows"]:
         change(row)
-    (other / "results.json").write_text(json.dumps(summary))
+    save(other, summary)
     text = methods.main([f"A={plain}", f"B={other}", "--out", str(tmp_path / "out")])
     return text.split("\n\n")[1].splitlines()
 
@@ -106,7 +113,7 @@ def test_the_same_games_dealt_in_another_order_are_not_told_apart(tmp_path):
 def test_a_method_that_wins_every_self_play_game_is_told_apart_there_alone(tmp_path):
     """B wins every self-play game and is otherwise A: A − B in self-play is minus A's losses,
     in bold, and the verdict names that column only."""
-    shipped = json.loads(SHIPPED.read_text())
+    shipped = zsc_report.load(SHIPPED)
     selfplay = [r["games"]["outcome"] for r in shipped["rows"] if r["role"] == "self-play"]
     losses = 1 - sum(o == 1 for games in selfplay for o in games) / sum(map(len, selfplay))
 
@@ -135,7 +142,7 @@ def test_runs_that_do_not_compare_are_refused(tmp_path, changes, match):
 
 
 def test_bad_arguments_say_what_is_expected(tmp_path):
-    with pytest.raises(envs.ConfigError, match="no results.json"):
+    with pytest.raises(envs.ConfigError, match="no results.json.gz"):
         methods.main([f"PPO={tmp_path}", "--out", str(tmp_path / "out")])
     with pytest.raises(envs.ConfigError, match="give each method as NAME=FOLDER"):
         methods.main([str(tmp_path), "--out", str(tmp_path / "out")])

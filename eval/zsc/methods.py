@@ -1,20 +1,19 @@
 """One table from several runs of the cooperative-AI protocol: a row per training method.
 
 ``cauldron methods "PPO=runs/zsc/ppo" "recurrent=runs/zsc/recurrent" ... --out
-docs/results/hocus_pocus_methods [--readme README.md]`` reads each folder's ``results.json``
-(written by ``cauldron zsc``) and writes ``report.md``: per method its training (the
-overrides of the protocol's training config and the seeds' steps), self-play and cross-play
-means, their ratio, and the ad-hoc score beside each partner kind (mean over seeds), every
-figure with its 95% interval; then every pair of methods compared column by column on the same
-deals (:mod:`cauldron.eval.zsc.pairs`): which differ, which cannot be told apart. The folders must
-play the same game, player count, measure, engine, deals and partners, or the rows would not
-compare. ``--readme`` also rewrites the README's ``methods`` block with both tables.
+docs/results/hocus_pocus_methods [--readme README.md]`` reads each folder's
+``results.json.gz`` (written by ``cauldron zsc``) and writes ``report.md``: per method its
+training (the overrides of the protocol's training config and the seeds' steps), self-play and
+cross-play means, their ratio, and the ad-hoc score beside each partner kind (mean over
+seeds), every figure with its 95% interval; then every pair of methods compared column by column
+on the same deals (:mod:`cauldron.eval.zsc.pairs`): which differ, which cannot be told apart.
+The folders must play the same game, player count, measure, engine, deals and partners, or the
+rows would not compare. ``--readme`` also rewrites the README's ``methods`` block with both tables.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -24,19 +23,10 @@ import yaml
 from cauldron.envs.core.docs import update_file
 from cauldron.envs.core.errors import ConfigError, run_command
 from cauldron.eval.zsc.pairs import pairs_table
-from cauldron.eval.zsc.report import interval, measure_name, ratio
+from cauldron.eval.zsc.report import interval, load, measure_name, ratio
 
 SAME = ("env", "players", "measure", "score", "games", "first_seed", "engine")
 DEFAULTS = {"engine": "reference"}  # a summary written before the field existed
-
-
-def load(folder: Path) -> dict[str, Any]:
-    """A protocol's summary (its ``results.json``); a :class:`ConfigError` naming the folder
-    when there is none."""
-    path = folder / "results.json"
-    if not path.is_file():
-        raise ConfigError(f"{folder}: no results.json (run cauldron zsc with out: {folder})")
-    return json.loads(path.read_text())
 
 
 def check_comparable(summaries: dict[str, dict[str, Any]]) -> None:

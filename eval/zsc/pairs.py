@@ -20,7 +20,7 @@ import numpy as np
 
 from cauldron.eval.stats import bootstrap_ratio_interval, detectable_difference, verdict
 
-SELF, CROSS, ADHOC = "self-play", "cross-play", "ad-hoc"  # the roles of results.json's rows
+SELF, CROSS, ADHOC = "self-play", "cross-play", "ad-hoc"  # the roles of the summary's rows
 
 
 def columns(summary: dict[str, Any]) -> list[tuple[str, str, str | None]]:

@@ -1,8 +1,15 @@
-"""Write the cooperative-AI protocol's ``report.md``, ``results.json``, ``crossplay.png`` and
-``adhoc.png`` (the summary of :func:`cauldron.eval.zsc.summarize`)."""
+"""Write the cooperative-AI protocol's ``report.md``, ``results.json.gz``, ``crossplay.png`` and
+``adhoc.png`` (the summary of :func:`cauldron.eval.zsc.summarize`), and read the results back.
+
+``results.json.gz`` is the summary as :func:`cauldron.eval.report.dumps` writes it, gzipped: a
+protocol's 20-odd seat compositions of thousands of games each are megabytes of JSON and a tenth
+of that compressed, small enough to commit beside a published table, which
+``cauldron methods`` compares game by game."""
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +18,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from cauldron.envs.core.errors import ConfigError  # noqa: E402
+from cauldron.envs.core.folders import atomic_file  # noqa: E402
 from cauldron.eval import report  # noqa: E402
+
+RESULTS = "results.json.gz"  # the summary with every game, as write() leaves it
 
 ENGINES = {  # how the games were played, as the report's first paragraph says it
     "reference": " on the reference engine (the harness)",
@@ -172,7 +183,7 @@ def markdown(summary: dict) -> str:
         "two-stage percentile bootstrap (seeds or pairs of seeds, then deals shared by every "
         "composition) for means, ratios and differences; Wilson for win rates.",
         "",
-        report.provenance_line(summary),
+        report.provenance_line(summary, RESULTS),
         "",
     ]
     if summary.get("note"):
@@ -269,11 +280,21 @@ def plot_adhoc(summary: dict, path: Path) -> None:
 
 
 def write(summary: dict[str, Any], folder: Path) -> Path:
-    """Write results.json, report.md and both plots into ``folder``; the report's path."""
+    """Write results.json.gz, report.md and both plots into ``folder``; the report's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    report.write_text(folder / "results.json", report.dumps(summary))
+    with atomic_file(folder / RESULTS, "wb") as file:
+        file.write(gzip.compress(report.dumps(summary).encode(), mtime=0))
     plot_crossplay(summary, folder / "crossplay.png")
     plot_adhoc(summary, folder / "adhoc.png")
     path = folder / "report.md"
     report.write_text(path, markdown(summary))
     return path
+
+
+def load(folder: Path) -> dict[str, Any]:
+    """The summary a protocol run wrote into ``folder``; a :class:`ConfigError` naming the
+    folder when there is none."""
+    path = folder / RESULTS
+    if not path.is_file():
+        raise ConfigError(f"{folder}: no {RESULTS} (run cauldron zsc with out: {folder})")
+    return json.loads(gzip.decompress(path.read_bytes()))
