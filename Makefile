@@ -62,6 +62,7 @@ results: install
 # shipped policies (checkpoints/methods/) on the test split, or, where they are not all shipped,
 # trains its seeds first (resuming a stopped one, reusing finished ones; hours: see
 # configs/eval/hocus_pocus_2p_methods/ppo.yaml). Delete a row's results.json.gz to play it again.
+# A row's policies are shipped as methods/hocus_pocus_2p_<row>_seed<k> (cauldron ship).
 M = docs/results/hocus_pocus_2p_methods
 METHOD_ROWS = ppo scratch recurrent belief other_play partners
 METHODS = PPO=$(M)/ppo "from scratch=$(M)/scratch" recurrent=$(M)/recurrent \
