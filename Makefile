@@ -58,20 +58,20 @@ results: install
 	$(PYTHON) -m cauldron figures --play $(if $(QUICK),--quick,--readme README.md)
 
 # The README's training-methods table (Hocus Pocus, 2 players), from each row's games in
-# docs/results/hocus_pocus_2p_methods/<row>/results.json.gz: a row without them plays its three
+# docs/results/hocus_pocus_2p_methods/<row>/results.json.xz: a row without them plays its three
 # shipped policies (checkpoints/methods/) on the test split, or, where they are not all shipped,
 # trains its seeds first (resuming a stopped one, reusing finished ones; hours: see
-# configs/eval/hocus_pocus_2p_methods/ppo.yaml). Delete a row's results.json.gz to play it again.
+# configs/eval/hocus_pocus_2p_methods/ppo.yaml). Delete a row's results.json.xz to play it again.
 # A row's policies are shipped as methods/hocus_pocus_2p_<row>_seed<k> (cauldron ship).
 M = docs/results/hocus_pocus_2p_methods
 METHOD_ROWS = ppo scratch recurrent belief other_play partners
 METHODS = PPO=$(M)/ppo "from scratch=$(M)/scratch" recurrent=$(M)/recurrent \
 	"+ belief=$(M)/belief" "+ Other-Play=$(M)/other_play" "partner population=$(M)/partners"
 SHIPPED_SEEDS = $(wildcard checkpoints/methods/hocus_pocus_2p_$*_seed[0-2].pt)
-$(M)/%/results.json.gz: | install
+$(M)/%/results.json.xz: | install
 	$(PYTHON) -m cauldron zsc configs/eval/hocus_pocus_2p_methods/$*.yaml \
 		$(if $(word 3,$(SHIPPED_SEEDS)),--checkpoints $(SHIPPED_SEEDS))
-methods: install $(METHOD_ROWS:%=$(M)/%/results.json.gz)
+methods: install $(METHOD_ROWS:%=$(M)/%/results.json.xz)
 	$(PYTHON) -m cauldron methods $(METHODS) --out $(M) --readme README.md
 
 # Rewrite the generated tables (actions, observation, state, options) of every RULES.md.

@@ -213,7 +213,9 @@ def test_whole_protocol_trains_missing_seeds_then_reuses_them(train_file, capsys
         [twins[0][1], twins[0][2]]
     )
     assert "Cut short: 4 games" in (out / "report.md").read_text()
-    assert (out / "results.json.gz").read_bytes()[:2] == b"\x1f\x8b"  # gzip, small enough to commit
+    assert (out / "results.json.xz").read_bytes()[
+        :6
+    ] == b"\xfd7zXZ\x00"  # xz: small enough to commit
     results = zsc_report.load(out)
     assert results["matrix"] == summary["matrix"] and results["per_seed"] == summary["per_seed"]
     roles = [r["role"] for r in results["rows"]]

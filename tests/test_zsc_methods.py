@@ -5,9 +5,9 @@ rewritten, and runs that do not compare refused."""
 from __future__ import annotations
 
 import copy
-import gzip
 import itertools
 import json
+import lzma
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ SHIPPED = Path("docs/results/hocus_pocus_zsc")
 
 def save(folder: Path, summary: dict) -> None:
     """Write ``summary`` where ``cauldron zsc`` leaves its results."""
-    (folder / zsc_report.RESULTS).write_bytes(gzip.compress(json.dumps(summary).encode()))
+    (folder / zsc_report.RESULTS).write_bytes(lzma.compress(json.dumps(summary).encode()))
 
 
 def protocol_run(folder: Path, overrides: dict, selfplay: float, **changes) -> Path:
@@ -142,7 +142,7 @@ def test_runs_that_do_not_compare_are_refused(tmp_path, changes, match):
 
 
 def test_bad_arguments_say_what_is_expected(tmp_path):
-    with pytest.raises(envs.ConfigError, match="no results.json.gz"):
+    with pytest.raises(envs.ConfigError, match="no results.json.xz"):
         methods.main([f"PPO={tmp_path}", "--out", str(tmp_path / "out")])
     with pytest.raises(envs.ConfigError, match="give each method as NAME=FOLDER"):
         methods.main([str(tmp_path), "--out", str(tmp_path / "out")])

@@ -18,7 +18,7 @@ same seeded deals, seats rotating with the seed (:mod:`cauldron.eval.harness`):
 The team score (``measure``: the game's own figure such as stuns, or the win rate) is compared
 as the cross-play mean over the self-play mean (and their difference), with 95% intervals from
 a two-stage paired bootstrap (:func:`cauldron.eval.stats.bootstrap_ratio_interval`: seeds or pairs,
-then deals). ``out`` receives ``report.md``, ``results.json.gz`` (every game and the provenance),
+then deals). ``out`` receives ``report.md``, ``results.json.xz`` (every game and the provenance),
 ``crossplay.png`` and ``adhoc.png``. The report warns when the seeds trained different numbers
 of steps. ``--quick`` trains each seed a tenth of its steps (in run folders of their own: see
 :func:`cauldron.eval.zsc.config.quick_config`), plays at most 100 games per composition, prints what

@@ -18,7 +18,7 @@ seed: 0                                        # the first game seed (every line
 workers: 2                                     # evaluation processes (results do not depend on it)
 engine: reference                              # reference (the harness) or batched (the batched
                                                # engine: the same lineups and seatings, other deals)
-out: runs/zsc/hocus_pocus                      # report.md, results.json.gz, plots
+out: runs/zsc/hocus_pocus                      # report.md, results.json.xz, plots
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class ZscConfig(BaseModel):
         "on other deals; seeds must be torch checkpoints, partners random, heuristics with a "
         "batched form, torch checkpoints or python agents (asked row by row)",
     )
-    out: str = Field(description="folder of report.md, results.json.gz and the plots")
+    out: str = Field(description="folder of report.md, results.json.xz and the plots")
     name: str = Field(
         "zsc",
         pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",

@@ -2,7 +2,7 @@
 
 ``cauldron methods "PPO=runs/zsc/ppo" "recurrent=runs/zsc/recurrent" ... --out
 docs/results/hocus_pocus_methods [--readme README.md]`` reads each folder's
-``results.json.gz`` (written by ``cauldron zsc``) and writes ``report.md``: per method its
+``results.json.xz`` (written by ``cauldron zsc``) and writes ``report.md``: per method its
 training (the overrides of the protocol's training config and the seeds' steps), self-play and
 cross-play means, their ratio, and the ad-hoc score beside each partner kind (mean over
 seeds), every figure with its 95% interval; then every pair of methods compared column by column

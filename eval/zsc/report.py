@@ -1,15 +1,16 @@
-"""Write the cooperative-AI protocol's ``report.md``, ``results.json.gz``, ``crossplay.png`` and
+"""Write the cooperative-AI protocol's ``report.md``, ``results.json.xz``, ``crossplay.png`` and
 ``adhoc.png`` (the summary of :func:`cauldron.eval.zsc.summarize`), and read the results back.
 
-``results.json.gz`` is the summary as :func:`cauldron.eval.report.dumps` writes it, gzipped: a
-protocol's 20-odd seat compositions of thousands of games each are megabytes of JSON and a tenth
-of that compressed, small enough to commit beside a published table, which
+``results.json.xz`` is the summary as :func:`cauldron.eval.report.dumps` writes it, compressed
+with xz (LZMA; it also folds the columns of consecutive deal seeds that gzip cannot): a
+protocol's 20-odd seat compositions of 5,000 games each are 5 MB of JSON and 150 kB compressed,
+small enough to commit beside a published table, which
 ``cauldron methods`` compares game by game."""
 
 from __future__ import annotations
 
-import gzip
 import json
+import lzma
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from cauldron.envs.core.errors import ConfigError  # noqa: E402
 from cauldron.envs.core.folders import atomic_file  # noqa: E402
 from cauldron.eval import report  # noqa: E402
 
-RESULTS = "results.json.gz"  # the summary with every game, as write() leaves it
+RESULTS = "results.json.xz"  # the summary with every game, as write() leaves it
 
 ENGINES = {  # how the games were played, as the report's first paragraph says it
     "reference": " on the reference engine (the harness)",
@@ -280,10 +281,10 @@ def plot_adhoc(summary: dict, path: Path) -> None:
 
 
 def write(summary: dict[str, Any], folder: Path) -> Path:
-    """Write results.json.gz, report.md and both plots into ``folder``; the report's path."""
+    """Write results.json.xz, report.md and both plots into ``folder``; the report's path."""
     folder.mkdir(parents=True, exist_ok=True)
     with atomic_file(folder / RESULTS, "wb") as file:
-        file.write(gzip.compress(report.dumps(summary).encode(), mtime=0))
+        file.write(lzma.compress(report.dumps(summary).encode()))
     plot_crossplay(summary, folder / "crossplay.png")
     plot_adhoc(summary, folder / "adhoc.png")
     path = folder / "report.md"
@@ -297,4 +298,4 @@ def load(folder: Path) -> dict[str, Any]:
     path = folder / RESULTS
     if not path.is_file():
         raise ConfigError(f"{folder}: no {RESULTS} (run cauldron zsc with out: {folder})")
-    return json.loads(gzip.decompress(path.read_bytes()))
+    return json.loads(lzma.decompress(path.read_bytes()))
