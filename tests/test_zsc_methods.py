@@ -60,6 +60,17 @@ def test_each_method_is_a_row_with_its_own_figures(tmp_path):
     assert "old" not in readme.read_text() and readme.read_text().endswith("end\n")
 
 
+def test_a_row_played_from_given_checkpoints_still_names_its_training(tmp_path):
+    plain = protocol_run(tmp_path / "ppo", {"total_steps": 4096}, 0.5)
+    shipped = protocol_run(tmp_path / "shipped", {"total_steps": 4096, "recurrent": 64}, 0.5)
+    summary = zsc_report.load(shipped)
+    summary["config"]["checkpoints"] = ["torch:a.pt", "torch:b.pt", "torch:c.pt"]
+    save(shipped, summary)
+    rows = methods.main([f"A={plain}", f"B={shipped}", "--out", str(tmp_path / "out")])
+    assert rows.splitlines()[2].startswith("| A | as configured |")
+    assert rows.splitlines()[3].startswith("| B | {recurrent: 64} (given checkpoints) |")
+
+
 def test_rows_of_different_train_configs_name_their_own(tmp_path):
     plain = protocol_run(tmp_path / "ppo", {"total_steps": 4096}, 0.5)
     other = protocol_run(tmp_path / "other", {"total_steps": 4096}, 0.5)

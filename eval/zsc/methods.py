@@ -75,11 +75,12 @@ def braces(items: dict[str, Any]) -> str:
 
 def training(summary: dict[str, Any], shared: dict[str, Any], base: str | None) -> str:
     """What a row's seeds changed beyond the ``shared`` overrides of the ``base`` train config
-    ("as configured": nothing; the row's own config when there is no common one)."""
-    if summary["config"].get("checkpoints"):
-        return "given checkpoints"
+    ("as configured": nothing; the row's own config when there is no common one), and whether
+    they were played from given checkpoints (trained by that config earlier, then shipped)."""
     own = {k: v for k, v in overrides(summary).items() if k not in shared}
     text = braces(own) or "as configured"
+    if summary["config"].get("checkpoints"):
+        text += " (given checkpoints)"
     return text if base else f"`{summary['config']['train']}` {text}"
 
 
