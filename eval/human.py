@@ -46,8 +46,10 @@ UNFINISHED = ".unfinished"  # the suffix of a game saved before its end
 STOPPING = (signal.SIGTERM, signal.SIGHUP)
 
 
-class Stopped(Exception):
-    """SIGTERM or SIGHUP: the command saves the game in progress, then exits."""
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP: the command saves the game in progress, then exits. A
+    ``BaseException``, as ``KeyboardInterrupt`` is, so no ``except Exception`` on its way
+    (socketserver's per-request one among them) can swallow the signal."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)

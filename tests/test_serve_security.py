@@ -14,12 +14,14 @@ import subprocess
 import sys
 import threading
 import time
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from cauldron.envs.core.errors import ConfigError
 from cauldron.eval import fuzz_server, serve
+from cauldron.eval.human import Stopped
 from cauldron.eval.records import read_games
 from cauldron.eval.replay import frames
 from tests.test_serve import Running, play_last_legal
@@ -323,6 +325,30 @@ def spawn(*argv: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         env=env,
     )
+
+
+def test_a_signal_landing_while_a_request_starts_stops_the_server():
+    """The signal raises in the main thread, which may be inside socketserver's own
+    ``except Exception`` around starting a request: it stops the server, not that request."""
+
+    class SignalledServer(serve.Server):
+        def process_request(self, request, client_address):
+            self.shutdown_request(request)
+            raise Stopped(signal.SIGHUP)
+
+    server = SignalledServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    host, port = server.server_address[:2]
+    client = threading.Thread(target=lambda: socket.create_connection((host, port)).close())
+    swallowed = threading.Timer(10, server.shutdown)  # ends the loop if the signal is lost
+    client.start()
+    swallowed.start()
+    try:
+        with pytest.raises(Stopped):
+            server.serve_forever(poll_interval=0.05)
+    finally:
+        swallowed.cancel()
+        client.join()
+        server.server_close()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
