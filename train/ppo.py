@@ -81,8 +81,10 @@ from cauldron.train.vector import VectorGames
 
 def sample(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """One action per row of masked ``logits`` (Gumbel-max: faster than ``multinomial`` on CPU),
-    and its log-probability."""
-    action = (logits - torch.log(-torch.log(torch.rand_like(logits)))).argmax(-1, keepdim=True)
+    and its log-probability. The uniform draws are kept above 0: a draw of exactly 0 (1 in 2^24)
+    is a noise of minus infinity, and a row's only legal action would lose to the illegal ones."""
+    uniform = torch.rand_like(logits).clamp_(min=torch.finfo(logits.dtype).tiny)
+    action = (logits - torch.log(-torch.log(uniform))).argmax(-1, keepdim=True)
     return action.squeeze(1), torch.log_softmax(logits, -1).gather(1, action).squeeze(1)
 
 
