@@ -8,24 +8,25 @@ import torch
 from cauldron.train.ppo import sample
 
 ILLEGAL = -1e9
+FORCED = 328
 
 
-def forced_row(num_actions: int = 400, legal: int = 328) -> torch.Tensor:
-    """One row of masked logits, as the policy gives them, with a single legal action."""
+def forced_row(num_actions: int = 400) -> torch.Tensor:
+    """One row of masked logits, as the policy gives them, whose only legal action is ``FORCED``."""
     logits = torch.randn(1, num_actions, generator=torch.Generator().manual_seed(0)) + ILLEGAL
-    logits[0, legal] = 0.5
+    logits[0, FORCED] = 0.5
     return logits
 
 
 def test_a_draw_of_exactly_zero_on_the_only_legal_action_still_picks_it(monkeypatch):
     def zero_on_legal(logits: torch.Tensor) -> torch.Tensor:
         uniform = torch.full_like(logits, 0.5)
-        uniform[0, 328] = 0.0
+        uniform[0, FORCED] = 0.0
         return uniform
 
     monkeypatch.setattr(torch, "rand_like", zero_on_legal)
     action, logprob = sample(forced_row())
-    assert action.tolist() == [328]
+    assert action.tolist() == [FORCED]
     assert torch.isfinite(logprob).all()
 
 
