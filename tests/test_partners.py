@@ -238,13 +238,22 @@ def test_a_short_run_with_partners_reports_the_games_of_each_member(tmp_path):
     assert metrics["partners/self/weight"] == pytest.approx(1 / 3)
 
 
-def test_the_shipped_partners_config_is_the_2p_recipe_with_a_population():
+@pytest.mark.parametrize(
+    ("recipe", "partners"),
+    [
+        ("hocus_pocus_2p_torch.yaml", "hocus_pocus_2p_partners.yaml"),
+        ("hocus_pocus_torch_cooldown.yaml", "hocus_pocus_4p_partners.yaml"),
+    ],
+)
+def test_a_shipped_partners_config_is_its_recipe_with_the_one_population(recipe, partners):
     from cauldron.train.config import load_config
 
-    plain = load_config("configs/train/hocus_pocus_2p_torch.yaml").model_dump()
-    mixed = load_config("configs/train/hocus_pocus_2p_partners.yaml").model_dump()
+    plain = load_config(f"configs/train/{recipe}").model_dump()
+    mixed = load_config(f"configs/train/{partners}").model_dump()
+    two_players = load_config("configs/train/hocus_pocus_2p_partners.yaml").model_dump()
     differ = sorted(k for k in plain if plain[k] != mixed[k])
     assert differ == ["max_minutes", "name", "partners", "self_play_every"]
+    assert mixed["partners"] == two_players["partners"]
     assert {m["agent"] for m in mixed["partners"]} == {
         "self",
         "heuristic:planner",
