@@ -112,6 +112,21 @@ def test_shipped_protocol_configs_are_valid():
         assert config.name == f"{game}_zsc" and config.games >= 500
 
 
+GIVEN_CHECKPOINT_PROTOCOLS = sorted(
+    path
+    for path in Path("configs/eval").glob("*_zsc_*.yaml")
+    if "checkpoints" in yaml.safe_load(path.read_text())
+)
+
+
+@pytest.mark.parametrize("path", GIVEN_CHECKPOINT_PROTOCOLS, ids=lambda p: p.stem)
+def test_protocols_of_shipped_checkpoints_load_with_one_checkpoint_a_seed(path):
+    """Loading checks that every given checkpoint exists, plays this game and player count."""
+    config = load_zsc_config(path)
+    assert len(config.checkpoints) == len(config.seeds) >= 3
+    assert all(Path(spec.split(":", 1)[1]).is_file() for spec in config.checkpoints)
+
+
 def test_cross_play_seats_two_seeds_half_and_half():
     """Even N: each unordered pair once, N/2 seats each; odd N: both ordered pairs, the first
     seed in the larger half; ad-hoc: one seed with N−1 partners."""
