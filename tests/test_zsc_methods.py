@@ -60,6 +60,21 @@ def test_each_method_is_a_row_with_its_own_figures(tmp_path):
     assert "old" not in readme.read_text() and readme.read_text().endswith("end\n")
 
 
+def test_block_names_the_readme_block_to_rewrite_and_leaves_the_others(tmp_path):
+    plain = protocol_run(tmp_path / "ppo", {}, 0.5)
+    readme = tmp_path / "README.md"
+    blocks = "<!-- BEGIN methods -->\nkept\n<!-- END methods -->\n"
+    readme.write_text(blocks + "<!-- BEGIN methods_4p -->\nold\n<!-- END methods_4p -->\n")
+    out = ["--out", str(tmp_path / "out"), "--readme", str(readme)]
+    methods.main([f"PPO={plain}", *out, "--block", "methods_4p"])
+    text = readme.read_text()
+    assert text.startswith(blocks) and "old" not in text
+    assert "<!-- BEGIN methods_4p -->\n| method |" in text
+    with pytest.raises(envs.ConfigError, match=r"--block missing: .* lacks generated blocks"):
+        methods.main([f"PPO={plain}", *out, "--block", "missing"])
+    assert readme.read_text() == text
+
+
 def test_a_row_played_from_given_checkpoints_still_names_its_training(tmp_path):
     plain = protocol_run(tmp_path / "ppo", {"total_steps": 4096}, 0.5)
     shipped = protocol_run(tmp_path / "shipped", {"total_steps": 4096, "recurrent": 64}, 0.5)

@@ -8,7 +8,8 @@ cross-play means, their ratio, and the ad-hoc score beside each partner kind (me
 seeds), every figure with its 95% interval; then every pair of methods compared column by column
 on the same deals (:mod:`cauldron.eval.zsc.pairs`): which differ, which cannot be told apart.
 The folders must play the same game, player count, measure, engine, deals and partners, or the
-rows would not compare. ``--readme`` also rewrites the README's ``methods`` block with both tables.
+rows would not compare. ``--readme`` also rewrites the README's ``methods`` block (or the one named
+by ``--block``) with both tables.
 """
 
 from __future__ import annotations
@@ -166,6 +167,9 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("methods", nargs="+", help="NAME=FOLDER: a method and its protocol's out")
     parser.add_argument("--out", type=Path, required=True, help="folder for report.md")
     parser.add_argument("--readme", type=Path, help="also rewrite this file's methods block")
+    parser.add_argument(
+        "--block", default="methods", help="the README block to rewrite (default: methods)"
+    )
     args = parser.parse_args(argv)
     folders: dict[str, Path] = {}
     for item in args.methods:
@@ -182,7 +186,10 @@ def main(argv: list[str] | None = None) -> str:
     (args.out / "report.md").write_text(markdown(summaries, relative))
     text = table(summaries) + "\n\n" + pairs_table(summaries)
     if args.readme:
-        update_file(args.readme, {"methods": text})
+        try:
+            update_file(args.readme, {args.block: text})
+        except ValueError as err:
+            raise ConfigError(f"--block {args.block}: {err}") from None
     print(text)
     return text
 
