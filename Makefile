@@ -1,7 +1,7 @@
 # Cauldron tasks. PYTHON can point at another interpreter: make test PYTHON=.venv/bin/python
 PYTHON ?= python
 
-.PHONY: install browser quickstart demo test lint bench results methods rules-tables docs
+.PHONY: install browser quickstart demo test lint bench results methods methods-4p rules-tables docs
 
 # What was installed for which interpreter, redone when pyproject.toml changes.
 STAMP = runs/.installed-$(subst /,_,$(PYTHON))
@@ -73,6 +73,19 @@ $(M)/%/results.json.xz: | install
 		$(if $(word 3,$(SHIPPED_SEEDS)),--checkpoints $(SHIPPED_SEEDS))
 methods: install $(METHOD_ROWS:%=$(M)/%/results.json.xz)
 	$(PYTHON) -m cauldron methods $(METHODS) --out $(M) --readme README.md
+
+# The README's 4-player cross-play comparison (Hocus Pocus): the partner method beside its
+# self-play peer on the same test deals, from each row's games in
+# docs/results/hocus_pocus_zsc_4p_<row>/results.json.xz; a row without them plays its three shipped
+# policies (configs/eval/hocus_pocus_zsc_4p_<row>.yaml: 40,000 deals a composition, about 45
+# minutes on a core).
+X4 = docs/results/hocus_pocus_zsc_4p
+$(X4)_%/results.json.xz: | install
+	$(PYTHON) -m cauldron zsc configs/eval/hocus_pocus_zsc_4p_$*.yaml
+methods-4p: install $(X4)_cooldown/results.json.xz $(X4)_partners/results.json.xz
+	$(PYTHON) -m cauldron methods "self-play PPO=$(X4)_cooldown" \
+		"partner population=$(X4)_partners" --out docs/results/hocus_pocus_4p_methods \
+		--readme README.md --block methods_4p
 
 # Rewrite the generated tables (actions, observation, state, options) of every RULES.md.
 rules-tables:
