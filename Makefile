@@ -77,8 +77,8 @@ methods: install $(METHOD_ROWS:%=$(M)/%/results.json.xz)
 # The README's 4-player cross-play comparison (Hocus Pocus): the partner method beside its
 # self-play peer on the same test deals, from each row's games in
 # docs/results/hocus_pocus_zsc_4p_<row>/results.json.xz; a row without them plays its three shipped
-# policies (configs/eval/hocus_pocus_zsc_4p_<row>.yaml: 40,000 deals a composition, about 45
-# minutes on a core).
+# policies (configs/eval/hocus_pocus_zsc_4p_<row>.yaml: 40,000 deals a composition, about 55
+# minutes a row; make -j2 methods-4p plays both at once).
 X4 = docs/results/hocus_pocus_zsc_4p
 $(X4)_%/results.json.xz: | install
 	$(PYTHON) -m cauldron zsc configs/eval/hocus_pocus_zsc_4p_$*.yaml
