@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(prog="cauldron methods", description=__doc__.splitlines()[0])
     parser.add_argument("methods", nargs="+", help="NAME=FOLDER: a method and its protocol's out")
     parser.add_argument("--out", type=Path, required=True, help="folder for report.md")
-    parser.add_argument("--readme", type=Path, help="also rewrite this file's methods block")
+    parser.add_argument("--readme", type=Path, help="also rewrite this file's block (--block)")
     parser.add_argument(
         "--block", default="methods", help="the README block to rewrite (default: methods)"
     )
