@@ -262,3 +262,25 @@ def test_a_shipped_partners_config_is_its_recipe_with_the_one_population(recipe,
         "snapshots",
     }
     assert any(m["epsilon"] for m in mixed["partners"])
+
+
+def test_the_best_response_config_is_the_2p_recipe_beside_the_planner_alone():
+    from cauldron.train.config import load_config
+
+    plain = load_config("configs/train/hocus_pocus_2p_torch.yaml").model_dump()
+    beside = load_config("configs/train/hocus_pocus_2p_planner_partner.yaml").model_dump()
+    differ = sorted(k for k in plain if plain[k] != beside[k])
+    assert differ == ["max_minutes", "name", "partners", "total_steps"]
+    assert beside["total_steps"] == 8_388_608  # the methods table's budget
+    assert [(m["agent"], m["epsilon"]) for m in beside["partners"]] == [("heuristic:planner", 0.0)]
+
+
+def test_the_residual_best_response_starts_from_the_planner_as_a_prior_not_a_clone():
+    from cauldron.train.config import load_config
+
+    beside = load_config("configs/train/hocus_pocus_2p_planner_partner.yaml").model_dump()
+    residual = load_config("configs/train/hocus_pocus_2p_planner_residual.yaml").model_dump()
+    differ = sorted(k for k in beside if beside[k] != residual[k])
+    assert differ == ["name", "prior", "prior_weight", "warm_start"]
+    assert residual["warm_start"] is None
+    assert residual["prior"] == "heuristic:planner" and residual["prior_weight"] == 5.0
