@@ -11,7 +11,7 @@ import torch
 from cauldron.agents.batched import make_batched_agent
 from cauldron.envs.core.errors import ConfigError
 from cauldron.train.batched import BatchedGames
-from cauldron.train.config import parse_config
+from cauldron.train.config import load_config, parse_config
 from cauldron.train.partners import LEARNER, Partners
 
 
@@ -246,8 +246,6 @@ def test_a_short_run_with_partners_reports_the_games_of_each_member(tmp_path):
     ],
 )
 def test_a_shipped_partners_config_is_its_recipe_with_the_one_population(recipe, partners):
-    from cauldron.train.config import load_config
-
     plain = load_config(f"configs/train/{recipe}").model_dump()
     mixed = load_config(f"configs/train/{partners}").model_dump()
     two_players = load_config("configs/train/hocus_pocus_2p_partners.yaml").model_dump()
@@ -265,8 +263,6 @@ def test_a_shipped_partners_config_is_its_recipe_with_the_one_population(recipe,
 
 
 def test_the_best_response_config_is_the_2p_recipe_beside_the_planner_alone():
-    from cauldron.train.config import load_config
-
     plain = load_config("configs/train/hocus_pocus_2p_torch.yaml").model_dump()
     beside = load_config("configs/train/hocus_pocus_2p_planner_partner.yaml").model_dump()
     differ = sorted(k for k in plain if plain[k] != beside[k])
@@ -276,8 +272,6 @@ def test_the_best_response_config_is_the_2p_recipe_beside_the_planner_alone():
 
 
 def test_the_residual_best_response_starts_from_the_planner_as_a_prior_not_a_clone():
-    from cauldron.train.config import load_config
-
     beside = load_config("configs/train/hocus_pocus_2p_planner_partner.yaml").model_dump()
     residual = load_config("configs/train/hocus_pocus_2p_planner_residual.yaml").model_dump()
     differ = sorted(k for k in beside if beside[k] != residual[k])
