@@ -18,12 +18,14 @@ import torch
 
 from cauldron import envs
 from cauldron.agents.batched import BatchedRandom
+from cauldron.agents.heuristics import batched_heuristics
 from cauldron.agents.user import AgentError
 from cauldron.envs.core.devices import torch_device
 from cauldron.envs.core.errors import ConfigError, run_command
 from cauldron.eval import batched as eval_batched
 
 HORSEMAN = "headless_horseman_v1"
+CPU = torch.device("cpu")
 
 
 def first_legal(out: dict) -> torch.Tensor:
@@ -314,3 +316,25 @@ def test_a_full_disk_is_one_line_naming_the_file_and_keeps_the_earlier_results(
         "earlier file there is kept"
     )
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+@pytest.mark.parametrize(
+    ("env_id", "name"),
+    [(env_id, name) for env_id in envs.ids() for name in batched_heuristics(env_id)],
+)
+def test_batched_heuristics_answer_an_empty_batch(env_id, name):
+    """A batched heuristic asked for no rows (a step where no game has that seat to move, as a
+    residual prior meets beside partners) answers with no actions instead of failing."""
+    env = envs.make(env_id)
+    env.reset(seed=0)
+    agent = env.agents[0]
+    size = env.observation_space(agent)["observation"].shape[0]
+    actions = env.action_space(agent).n
+    heuristic = batched_heuristics(env_id)[name](len(env.agents), CPU, torch.Generator())
+    chosen = heuristic.act(
+        torch.zeros(0, size),
+        torch.zeros(0, actions, dtype=torch.bool),
+        torch.zeros(0, dtype=torch.int64),
+    )
+    assert chosen.shape == (0,)
+    assert chosen.dtype == torch.int64

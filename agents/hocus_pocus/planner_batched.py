@@ -192,7 +192,7 @@ class BatchedPlanner:
         rated for the ``H`` cards in hand; with none, Billy Butcherson, Burning Rain of Death,
         or reveal a Spell."""
         rows, device = len(mask), mask.device
-        size = max(1, int(hand.sum(1).max()))
+        size = max(1, int(hand.sum(1).max())) if rows else 1
         order = torch.where(
             hand, torch.arange(N, device=device), N + torch.arange(N, device=device)
         )
