@@ -278,3 +278,14 @@ def test_the_residual_best_response_starts_from_the_planner_as_a_prior_not_a_clo
     assert differ == ["name", "prior", "prior_weight", "warm_start"]
     assert residual["warm_start"] is None
     assert residual["prior"] == "heuristic:planner" and residual["prior_weight"] == 5.0
+
+
+def test_the_4p_residual_best_response_is_the_cooldown_recipe_beside_the_planner_as_a_prior():
+    cooldown = load_config("configs/train/hocus_pocus_torch_cooldown.yaml").model_dump()
+    residual = load_config("configs/train/hocus_pocus_4p_planner_residual.yaml").model_dump()
+    differ = sorted(k for k in cooldown if cooldown[k] != residual[k])
+    assert differ == ["max_minutes", "name", "partners", "prior", "prior_weight", "warm_start"]
+    assert residual["total_steps"] == 12_001_280 and residual["max_minutes"] == 0
+    assert residual["warm_start"] is None
+    assert residual["prior"] == "heuristic:planner" and residual["prior_weight"] == 5.0
+    assert [(m["agent"], m["epsilon"]) for m in residual["partners"]] == [("heuristic:planner", 0.0)]
