@@ -288,4 +288,6 @@ def test_the_4p_residual_best_response_is_the_cooldown_recipe_beside_the_planner
     assert residual["total_steps"] == 12_001_280 and residual["max_minutes"] == 0
     assert residual["warm_start"] is None
     assert residual["prior"] == "heuristic:planner" and residual["prior_weight"] == 5.0
-    assert [(m["agent"], m["epsilon"]) for m in residual["partners"]] == [("heuristic:planner", 0.0)]
+    assert [(m["agent"], m["epsilon"]) for m in residual["partners"]] == [
+        ("heuristic:planner", 0.0)
+    ]

@@ -56,7 +56,9 @@ class BenchmarkRow(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$", description="its folder's name")
     env: str = Field(description="registered environment id")
     players: int = Field(ge=2, description="player count")
-    config: str = Field(description="the training config the seeds share")
+    config: str = Field(
+        description="the config that trains the seeds (a training config, or a methods row's)"
+    )
     budget: str = Field(description="each seed's training budget, as the runs reported it")
     seeds: list[str] = Field(min_length=MIN_SEEDS, description="the seeds' torch checkpoints")
     against: list[str] = Field(
