@@ -1,7 +1,8 @@
 """The batched engines and ``cauldron.eval.batched`` under bad use: one device however it is
 spelled, outputs that do not alias the engine's state, bad arguments refused up front with a
 ConfigError that leaves the engine as it was, a python agent's bad action, options that are no game
-options and a full disk each ending in one line that says what was wrong."""
+options and a full disk each ending in one line that says what was wrong, and batched heuristics
+asked for no rows."""
 
 from __future__ import annotations
 
