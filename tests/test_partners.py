@@ -291,3 +291,13 @@ def test_the_4p_residual_best_response_is_the_cooldown_recipe_beside_the_planner
     assert [(m["agent"], m["epsilon"]) for m in residual["partners"]] == [
         ("heuristic:planner", 0.0)
     ]
+
+
+def test_the_4p_self_play_residual_is_the_clocked_recipe_at_a_fixed_budget():
+    clocked = load_config("configs/train/hocus_pocus_torch_residual.yaml").model_dump()
+    fixed = load_config("configs/train/hocus_pocus_4p_residual.yaml").model_dump()
+    differ = sorted(k for k in clocked if clocked[k] != fixed[k])
+    assert differ == ["max_minutes", "name", "total_steps"]
+    assert fixed["total_steps"] == 5_013_504 and fixed["max_minutes"] == 0
+    assert fixed["total_steps"] % (fixed["num_envs"] * fixed["rollout_steps"]) == 0
+    assert fixed["partners"] is None and fixed["prior"] == "heuristic:planner"
