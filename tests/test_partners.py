@@ -301,3 +301,13 @@ def test_the_4p_self_play_residual_is_the_clocked_recipe_at_a_fixed_budget():
     assert fixed["total_steps"] == 5_013_504 and fixed["max_minutes"] == 0
     assert fixed["total_steps"] % (fixed["num_envs"] * fixed["rollout_steps"]) == 0
     assert fixed["partners"] is None and fixed["prior"] == "heuristic:planner"
+
+
+def test_the_2p_residual_cooldown_is_the_residual_at_a_longer_budget_ending_cool():
+    constant = load_config("configs/train/hocus_pocus_2p_planner_residual.yaml").model_dump()
+    cooled = load_config("configs/train/hocus_pocus_2p_residual_cooldown.yaml").model_dump()
+    differ = sorted(k for k in constant if constant[k] != cooled[k])
+    assert differ == ["lr_decay_steps", "name", "total_steps"]
+    assert cooled["total_steps"] == 12_582_912 and cooled["max_minutes"] == 0
+    assert cooled["lr_decay_steps"] * 2 == cooled["total_steps"]
+    assert cooled["total_steps"] % (cooled["num_envs"] * cooled["rollout_steps"]) == 0
