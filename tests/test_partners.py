@@ -238,6 +238,16 @@ def test_a_short_run_with_partners_reports_the_games_of_each_member(tmp_path):
     assert metrics["partners/self/weight"] == pytest.approx(1 / 3)
 
 
+def shipped_recipe(file: str) -> dict:
+    """A shipped training config (configs/train/<file>), every field filled in."""
+    return load_config(f"configs/train/{file}").model_dump()
+
+
+def changed_fields(base: dict, derived: dict) -> list[str]:
+    """The fields where a derived recipe departs from its base, sorted."""
+    return sorted(k for k in base if base[k] != derived[k])
+
+
 @pytest.mark.parametrize(
     ("recipe", "partners"),
     [
@@ -246,10 +256,10 @@ def test_a_short_run_with_partners_reports_the_games_of_each_member(tmp_path):
     ],
 )
 def test_a_shipped_partners_config_is_its_recipe_with_the_one_population(recipe, partners):
-    plain = load_config(f"configs/train/{recipe}").model_dump()
-    mixed = load_config(f"configs/train/{partners}").model_dump()
-    two_players = load_config("configs/train/hocus_pocus_2p_partners.yaml").model_dump()
-    differ = sorted(k for k in plain if plain[k] != mixed[k])
+    plain = shipped_recipe(recipe)
+    mixed = shipped_recipe(partners)
+    two_players = shipped_recipe("hocus_pocus_2p_partners.yaml")
+    differ = changed_fields(plain, mixed)
     assert differ == ["max_minutes", "name", "partners", "self_play_every"]
     assert mixed["partners"] == two_players["partners"]
     assert {m["agent"] for m in mixed["partners"]} == {
@@ -263,27 +273,27 @@ def test_a_shipped_partners_config_is_its_recipe_with_the_one_population(recipe,
 
 
 def test_the_best_response_config_is_the_2p_recipe_beside_the_planner_alone():
-    plain = load_config("configs/train/hocus_pocus_2p_torch.yaml").model_dump()
-    beside = load_config("configs/train/hocus_pocus_2p_planner_partner.yaml").model_dump()
-    differ = sorted(k for k in plain if plain[k] != beside[k])
+    plain = shipped_recipe("hocus_pocus_2p_torch.yaml")
+    beside = shipped_recipe("hocus_pocus_2p_planner_partner.yaml")
+    differ = changed_fields(plain, beside)
     assert differ == ["max_minutes", "name", "partners", "total_steps"]
     assert beside["total_steps"] == 8_388_608  # the methods table's budget
     assert [(m["agent"], m["epsilon"]) for m in beside["partners"]] == [("heuristic:planner", 0.0)]
 
 
 def test_the_residual_best_response_starts_from_the_planner_as_a_prior_not_a_clone():
-    beside = load_config("configs/train/hocus_pocus_2p_planner_partner.yaml").model_dump()
-    residual = load_config("configs/train/hocus_pocus_2p_planner_residual.yaml").model_dump()
-    differ = sorted(k for k in beside if beside[k] != residual[k])
+    beside = shipped_recipe("hocus_pocus_2p_planner_partner.yaml")
+    residual = shipped_recipe("hocus_pocus_2p_planner_residual.yaml")
+    differ = changed_fields(beside, residual)
     assert differ == ["name", "prior", "prior_weight", "warm_start"]
     assert residual["warm_start"] is None
     assert residual["prior"] == "heuristic:planner" and residual["prior_weight"] == 5.0
 
 
 def test_the_4p_residual_best_response_is_the_cooldown_recipe_beside_the_planner_as_a_prior():
-    cooldown = load_config("configs/train/hocus_pocus_torch_cooldown.yaml").model_dump()
-    residual = load_config("configs/train/hocus_pocus_4p_planner_residual.yaml").model_dump()
-    differ = sorted(k for k in cooldown if cooldown[k] != residual[k])
+    cooldown = shipped_recipe("hocus_pocus_torch_cooldown.yaml")
+    residual = shipped_recipe("hocus_pocus_4p_planner_residual.yaml")
+    differ = changed_fields(cooldown, residual)
     assert differ == ["max_minutes", "name", "partners", "prior", "prior_weight", "warm_start"]
     assert residual["total_steps"] == 12_001_280 and residual["max_minutes"] == 0
     assert residual["warm_start"] is None
@@ -294,9 +304,9 @@ def test_the_4p_residual_best_response_is_the_cooldown_recipe_beside_the_planner
 
 
 def test_the_4p_self_play_residual_is_the_clocked_recipe_at_a_fixed_budget():
-    clocked = load_config("configs/train/hocus_pocus_torch_residual.yaml").model_dump()
-    fixed = load_config("configs/train/hocus_pocus_4p_residual.yaml").model_dump()
-    differ = sorted(k for k in clocked if clocked[k] != fixed[k])
+    clocked = shipped_recipe("hocus_pocus_torch_residual.yaml")
+    fixed = shipped_recipe("hocus_pocus_4p_residual.yaml")
+    differ = changed_fields(clocked, fixed)
     assert differ == ["max_minutes", "name", "total_steps"]
     assert fixed["total_steps"] == 5_013_504 and fixed["max_minutes"] == 0
     assert fixed["total_steps"] % (fixed["num_envs"] * fixed["rollout_steps"]) == 0
@@ -304,9 +314,9 @@ def test_the_4p_self_play_residual_is_the_clocked_recipe_at_a_fixed_budget():
 
 
 def test_the_2p_residual_cooldown_is_the_residual_at_a_longer_budget_ending_cool():
-    constant = load_config("configs/train/hocus_pocus_2p_planner_residual.yaml").model_dump()
-    cooled = load_config("configs/train/hocus_pocus_2p_residual_cooldown.yaml").model_dump()
-    differ = sorted(k for k in constant if constant[k] != cooled[k])
+    constant = shipped_recipe("hocus_pocus_2p_planner_residual.yaml")
+    cooled = shipped_recipe("hocus_pocus_2p_residual_cooldown.yaml")
+    differ = changed_fields(constant, cooled)
     assert differ == ["lr_decay_steps", "name", "total_steps"]
     assert cooled["total_steps"] == 12_582_912 and cooled["max_minutes"] == 0
     assert cooled["lr_decay_steps"] * 2 == cooled["total_steps"]
