@@ -75,17 +75,21 @@ methods: install $(METHOD_ROWS:%=$(M)/%/results.json.xz)
 	$(PYTHON) -m cauldron methods $(METHODS) --out $(M) --readme README.md
 
 # The README's 4-player cross-play comparison (Hocus Pocus): the partner method beside its
-# self-play peer on the same test deals, from each row's games in
-# docs/results/hocus_pocus_zsc_4p_<row>/results.json.xz; a row without them plays its three shipped
-# policies (configs/eval/hocus_pocus_zsc_4p_<row>.yaml: 40,000 deals a composition, about 55
-# minutes a row; make -j2 methods-4p plays both at once).
+# self-play peer, as a network and as a residual on the planner, on the same test deals, from each
+# row's games in docs/results/hocus_pocus_zsc_4p_<row>/results.json.xz; a row without them plays
+# its three shipped policies (configs/eval/hocus_pocus_zsc_4p_<row>.yaml: 40,000 deals a
+# composition, about 55 minutes a network row, 40 a residual one;
+# make -j2 methods-4p plays two at once).
 X4 = docs/results/hocus_pocus_zsc_4p
+X4_ROWS = cooldown partners residual partners_residual partners_residual_op
 $(X4)_%/results.json.xz: | install
 	$(PYTHON) -m cauldron zsc configs/eval/hocus_pocus_zsc_4p_$*.yaml
-methods-4p: install $(X4)_cooldown/results.json.xz $(X4)_partners/results.json.xz
+methods-4p: install $(X4_ROWS:%=$(X4)_%/results.json.xz)
 	$(PYTHON) -m cauldron methods "self-play PPO=$(X4)_cooldown" \
-		"partner population=$(X4)_partners" --out docs/results/hocus_pocus_4p_methods \
-		--readme README.md --block methods_4p
+		"partner population=$(X4)_partners" "self-play residual=$(X4)_residual" \
+		"partner residual=$(X4)_partners_residual" \
+		"partner residual + Other-Play=$(X4)_partners_residual_op" \
+		--out docs/results/hocus_pocus_4p_methods --readme README.md --block methods_4p
 
 # Rewrite the generated tables (actions, observation, state, options) of every RULES.md.
 rules-tables:

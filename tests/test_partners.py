@@ -321,3 +321,21 @@ def test_the_2p_residual_cooldown_is_the_residual_at_a_longer_budget_ending_cool
     assert cooled["total_steps"] == 12_582_912 and cooled["max_minutes"] == 0
     assert cooled["lr_decay_steps"] * 2 == cooled["total_steps"]
     assert cooled["total_steps"] % (cooled["num_envs"] * cooled["rollout_steps"]) == 0
+
+
+def test_the_4p_partner_residual_is_the_self_play_residual_with_the_partner_population():
+    self_play = shipped_recipe("hocus_pocus_4p_residual.yaml")
+    population = shipped_recipe("hocus_pocus_4p_partners.yaml")
+    mixed = shipped_recipe("hocus_pocus_4p_partners_residual.yaml")
+    differ = changed_fields(self_play, mixed)
+    assert differ == ["name", "partners", "self_play_every"]
+    assert mixed["partners"] == population["partners"]
+    assert mixed["self_play_every"] == population["self_play_every"]
+    assert mixed["prior"] == "heuristic:planner" and mixed["total_steps"] == 5_013_504
+
+
+def test_the_4p_partner_residual_with_other_play_changes_only_the_relabeling():
+    plain = shipped_recipe("hocus_pocus_4p_partners_residual.yaml")
+    relabeled = shipped_recipe("hocus_pocus_4p_partners_residual_op.yaml")
+    assert changed_fields(plain, relabeled) == ["name", "other_play"]
+    assert relabeled["other_play"] is True
